@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Life of an id: creation, references, the handler mutex, destruction.
+ *
+ * The consumer owns one reference from rdma_create_id() until it calls
+ * rdma_destroy_id() or its handler returns non-zero. Every queued work
+ * item and in-flight callback that may touch the id owns one more.
+ * Destruction marks the id DESTROYING under the handler mutex, so no
+ * handler runs after that, then drops the consumer's reference and waits
+ * for the others before freeing.
+ */
+
+#include <linux/nsproxy.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+#include <net/net_namespace.h>
+
+#include "cma_priv.h"
+
+/* Every live id, by handle: for the module-exit audit and listings. */
+static DEFINE_XARRAY_FLAGS(cma_ids, XA_FLAGS_ALLOC);
+static u32 cma_next_handle;
+
+static bool cma_qp_type_fits(enum rdma_ucm_port_space ps,
+			     enum ib_qp_type qp_type)
+{
+	switch (ps) {
+	case RDMA_PS_UDP:
+	case RDMA_PS_IPOIB:
+		return qp_type == IB_QPT_UD;
+	case RDMA_PS_TCP:
+		return qp_type == IB_QPT_RC || qp_type == IB_QPT_UC ||
+		       qp_type == IB_QPT_XRC_INI || qp_type == IB_QPT_XRC_TGT;
+	case RDMA_PS_IB:
+		return qp_type == IB_QPT_RC || qp_type == IB_QPT_UC ||
+		       qp_type == IB_QPT_UD || qp_type == IB_QPT_XRC_INI ||
+		       qp_type == IB_QPT_XRC_TGT;
+	}
+	return false;
+}
+
+static struct cma_id *cma_id_alloc(struct net *net,
+				   rdma_cm_event_handler event_handler,
+				   void *context, enum rdma_ucm_port_space ps,
+				   enum ib_qp_type qp_type)
+{
+	struct cma_id *cid;
+	int ret;
+
+	if (!net || !event_handler || !cma_qp_type_fits(ps, qp_type))
+		return ERR_PTR(-EINVAL);
+
+	cid = kzalloc(sizeof(*cid), GFP_KERNEL);
+	if (!cid)
+		return ERR_PTR(-ENOMEM);
+
+	ret = xa_alloc_cyclic(&cma_ids, &cid->handle, cid, xa_limit_32b,
+			      &cma_next_handle, GFP_KERNEL);
+	if (ret < 0) {
+		kfree(cid);
+		return ERR_PTR(ret);
+	}
+
+	cid->id.event_handler = event_handler;
+	cid->id.context = context;
+	cid->id.ps = ps;
+	cid->id.qp_type = qp_type;
+	cid->id.route.addr.dev_addr.net = get_net(net);
+	cid->state = RDMA_CM_IDLE;
+	spin_lock_init(&cid->lock);
+	mutex_init(&cid->handler_mutex);
+	refcount_set(&cid->refcount, 1);
+	init_completion(&cid->released);
+	return cid;
+}
+
+/**
+ * __rdma_create_kernel_id - create an id for an in-kernel consumer
+ * @net: network namespace the id lives in; the id holds a reference on it
+ *	until it is destroyed
+ * @event_handler: called for every event on the id, under the id's handler
+ *	mutex, in process context; it may sleep, and returns non-zero to have
+ *	the CM destroy the id
+ * @context: stored in the id's context field for the consumer
+ * @ps: port space: RDMA_PS_TCP, RDMA_PS_UDP, RDMA_PS_IPOIB or RDMA_PS_IB
+ * @qp_type: type of the QP that will go with the id; it must fit @ps
+ * @caller: name of the calling module, for listings (rdma_create_id()
+ *	passes KBUILD_MODNAME)
+ *
+ * Context: process context; may sleep.
+ * Return: the new id in state IDLE, ERR_PTR(-EINVAL) for a missing @net or
+ * @event_handler or a @ps and @qp_type that do not fit, ERR_PTR(-ENOMEM)
+ * when out of memory.
+ */
+struct rdma_cm_id *__rdma_create_kernel_id(struct net *net,
+					   rdma_cm_event_handler event_handler,
+					   void *context,
+					   enum rdma_ucm_port_space ps,
+					   enum ib_qp_type qp_type,
+					   const char *caller)
+{
+	struct cma_id *cid;
+
+	cid = cma_id_alloc(net, event_handler, context, ps, qp_type);
+	if (IS_ERR(cid))
+		return ERR_CAST(cid);
+
+	strscpy(cid->owner, caller ? caller : "", sizeof(cid->owner));
+	return &cid->id;
+}
+EXPORT_SYMBOL(__rdma_create_kernel_id);
+
+/**
+ * rdma_create_user_id - create an id on behalf of a user-space process
+ * @event_handler: as for __rdma_create_kernel_id()
+ * @context: as for __rdma_create_kernel_id()
+ * @ps: as for __rdma_create_kernel_id()
+ * @qp_type: as for __rdma_create_kernel_id()
+ *
+ * The id lives in the calling task's network namespace and is listed
+ * under the task's name and process ID.
+ *
+ * Context: process context of the user task; may sleep.
+ * Return: as for __rdma_create_kernel_id().
+ */
+struct rdma_cm_id *rdma_create_user_id(rdma_cm_event_handler event_handler,
+				       void *context,
+				       enum rdma_ucm_port_space ps,
+				       enum ib_qp_type qp_type)
+{
+	struct cma_id *cid;
+
+	cid = cma_id_alloc(current->nsproxy->net_ns, event_handler, context,
+			   ps, qp_type);
+	if (IS_ERR(cid))
+		return ERR_CAST(cid);
+
+	cid->pid = task_tgid_vnr(current);
+	get_task_comm(cid->owner, current);
+	return &cid->id;
+}
+EXPORT_SYMBOL(rdma_create_user_id);
+
+/**
+ * cma_id_get - take a reference on an id
+ * @cid: the id; the caller must already own a reference or hold a lock
+ *	that keeps @cid alive
+ *
+ * Context: any.
+ */
+void cma_id_get(struct cma_id *cid)
+{
+	refcount_inc(&cid->refcount);
+}
+
+/**
+ * cma_id_put - drop a reference on an id
+ * @cid: the id
+ *
+ * Dropping the last reference wakes the destroyer; the memory is freed by
+ * the destroyer, never here.
+ *
+ * Context: any.
+ */
+void cma_id_put(struct cma_id *cid)
+{
+	if (refcount_dec_and_test(&cid->refcount))
+		complete(&cid->released);
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_id_put);
+
+/*
+ * Undo everything the id acquired, then wait for the last reference and
+ * free it. The id is DESTROYING, so nothing new can start on it.
+ */
+static void cma_id_release(struct cma_id *cid)
+{
+	xa_erase(&cma_ids, cid->handle);
+	cma_id_put(cid);
+	wait_for_completion(&cid->released);
+	put_net(cid->id.route.addr.dev_addr.net);
+	kfree(cid);
+}
+
+/**
+ * cma_destroy_handler_unlock - destroy an id whose handler mutex is held
+ * @cid: the id; the caller's reference (the consumer's) is consumed
+ *
+ * Marking the id DESTROYING before the mutex is released is the fence:
+ * whoever takes the mutex next sees the state and delivers nothing.
+ *
+ * Context: process context; called with @cid->handler_mutex held, returns
+ * with it released, after the id is freed. May sleep.
+ */
+void cma_destroy_handler_unlock(struct cma_id *cid)
+{
+	lockdep_assert_held(&cid->handler_mutex);
+	cma_enter(cid, RDMA_CM_DESTROYING);
+	mutex_unlock(&cid->handler_mutex);
+	cma_id_release(cid);
+}
+
+/**
+ * rdma_destroy_id - destroy an id and cancel what is in flight on it
+ * @id: the id
+ *
+ * Waits for a handler running on another thread and for queued work to
+ * let go of the id. No event is delivered to @id once this returns.
+ *
+ * Context: process context; may sleep. Must not be called from @id's own
+ * event handler (return non-zero from the handler instead) nor between
+ * rdma_lock_handler() and rdma_unlock_handler() on @id.
+ */
+void rdma_destroy_id(struct rdma_cm_id *id)
+{
+	struct cma_id *cid = to_cma_id(id);
+
+	mutex_lock(&cid->handler_mutex);
+	cma_destroy_handler_unlock(cid);
+}
+EXPORT_SYMBOL(rdma_destroy_id);
+
+/**
+ * rdma_lock_handler - hold off event delivery on an id
+ * @id: the id
+ *
+ * Takes the mutex every event handler of @id runs under, for a consumer
+ * that must act on @id outside a handler without racing one, e.g. to call
+ * rdma_accept() later than from the CONNECT_REQUEST handler.
+ *
+ * Context: process context; may sleep. Must not be called from @id's own
+ * handler, which already holds the mutex.
+ */
+void rdma_lock_handler(struct rdma_cm_id *id)
+{
+	mutex_lock(&to_cma_id(id)->handler_mutex);
+}
+EXPORT_SYMBOL(rdma_lock_handler);
+
+/**
+ * rdma_unlock_handler - let event delivery on an id go on
+ * @id: the id
+ *
+ * Context: process context; called with the mutex rdma_lock_handler() took.
+ */
+void rdma_unlock_handler(struct rdma_cm_id *id)
+{
+	mutex_unlock(&to_cma_id(id)->handler_mutex);
+}
+EXPORT_SYMBOL(rdma_unlock_handler);
+
+/**
+ * cma_id_count - how many ids are alive
+ *
+ * Context: any; the answer may be stale by the time it is used.
+ * Return: the number of ids created and not yet freed.
+ */
+unsigned long cma_id_count(void)
+{
+	struct cma_id *cid;
+	unsigned long handle, n = 0;
+
+	xa_for_each(&cma_ids, handle, cid)
+		n++;
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_id_count);

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The RDMA connection manager: module entry and exit, and the state that
+ * every part of it shares.
+ */
+
+#include <linux/module.h>
+
+#include "cma_priv.h"
+
+/*
+ * Protects the device list and, later, the listener lists. Taken after
+ * rtnl, before any id's handler mutex.
+ */
+DEFINE_MUTEX(cma_lock);
+
+/*
+ * Events born outside process context are delivered from here. Ordered,
+ * so two events queued for one id arrive in the order they were queued.
+ */
+struct workqueue_struct *cma_wq;
+EXPORT_SYMBOL_IF_KUNIT(cma_wq);
+
+static int __init cma_init(void)
+{
+	int ret;
+
+	cma_wq = alloc_ordered_workqueue("rdma_cm", WQ_MEM_RECLAIM);
+	if (!cma_wq)
+		return -ENOMEM;
+
+	ret = cma_devices_init();
+	if (ret)
+		goto err_destroy_wq;
+
+	cma_debugfs_init();
+	return 0;
+
+err_destroy_wq:
+	destroy_workqueue(cma_wq);
+	return ret;
+}
+
+static void __exit cma_exit(void)
+{
+	cma_debugfs_exit();
+	cma_devices_exit();
+	destroy_workqueue(cma_wq);
+	/* Consumers hold a module reference while they have ids. */
+	WARN_ON(cma_id_count());
+}
+
+module_init(cma_init);
+module_exit(cma_exit);
+
+MODULE_DESCRIPTION("RDMA connection manager");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What this connection manager offers beyond Linux 6.1's <rdma/rdma_cm.h>.
+ *
+ * Include it after <rdma/rdma_cm.h>. Everything here is additive: a
+ * consumer that only uses the 6.1 API never needs this header.
+ */
+#ifndef _RDMA_CM_EXT_H
+#define _RDMA_CM_EXT_H
+
+/**
+ * enum rdma_cm_state - where an rdma_cm_id is in its life
+ * @RDMA_CM_IDLE: created, nothing bound yet
+ * @RDMA_CM_ADDR_QUERY: address resolution in flight
+ * @RDMA_CM_ADDR_RESOLVED: source and destination known, device bound
+ * @RDMA_CM_ROUTE_QUERY: route resolution in flight
+ * @RDMA_CM_ROUTE_RESOLVED: ready to connect
+ * @RDMA_CM_CONNECT: connection being set up, or established
+ * @RDMA_CM_DISCONNECT: the connection was torn down
+ * @RDMA_CM_ADDR_BOUND: a local address (and port) is bound
+ * @RDMA_CM_LISTEN: waiting for connection requests
+ * @RDMA_CM_DEVICE_REMOVAL: the bound device is going away
+ * @RDMA_CM_DESTROYING: being destroyed; no event is delivered any more
+ *
+ * The numbering is the in-box module's: user space sees these numbers
+ * (rdma resource show cm_id), so they never change.
+ */
+enum rdma_cm_state {
+	RDMA_CM_IDLE,
+	RDMA_CM_ADDR_QUERY,
+	RDMA_CM_ADDR_RESOLVED,
+	RDMA_CM_ROUTE_QUERY,
+	RDMA_CM_ROUTE_RESOLVED,
+	RDMA_CM_CONNECT,
+	RDMA_CM_DISCONNECT,
+	RDMA_CM_ADDR_BOUND,
+	RDMA_CM_LISTEN,
+	RDMA_CM_DEVICE_REMOVAL,
+	RDMA_CM_DESTROYING,
+	RDMA_CM_NR_STATES
+};
+
+#endif /* _RDMA_CM_EXT_H */

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A consumer for the KUnit suites: an event handler that records what it
+ * was given and can be told to block or to ask for its id's destruction.
+ */
+#ifndef _CMA_TEST_H
+#define _CMA_TEST_H
+
+#include <kunit/test.h>
+
+#include "cma_priv.h"
+
+/**
+ * struct cma_test_consumer - what the test handler saw, and how it behaves
+ * @entered: completed each time the handler starts
+ * @release: a blocking handler waits for it before returning
+ * @calls: how many events the handler got
+ * @event: the last event
+ * @state: the id's state as the handler saw it
+ * @block: wait for @release before returning
+ * @verdict: what the handler returns
+ */
+struct cma_test_consumer {
+	struct completion entered;
+	struct completion release;
+	atomic_t calls;
+	struct rdma_cm_event event;
+	enum rdma_cm_state state;
+	bool block;
+	int verdict;
+};
+
+void cma_test_consumer_init(struct cma_test_consumer *c);
+int cma_test_handler(struct rdma_cm_id *id, struct rdma_cm_event *event);
+struct rdma_cm_id *cma_test_create_id(struct kunit *test,
+				      struct cma_test_consumer *c);
+void cma_test_queue(struct kunit *test, struct rdma_cm_id *id,
+		    enum rdma_cm_state from, enum rdma_cm_state to,
+		    enum rdma_cm_event_type type, int status);
+bool cma_test_wait(struct completion *done);
+
+#endif /* _CMA_TEST_H */

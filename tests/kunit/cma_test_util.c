@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The test consumer shared by the KUnit suites (see cma_test.h).
+ */
+
+#include <linux/module.h>
+#include <net/net_namespace.h>
+
+#include "cma_test.h"
+
+/* Long enough for a TCG guest under KASAN, short enough to fail a hang. */
+#define CMA_TEST_TIMEOUT	(10 * HZ)
+
+/**
+ * cma_test_consumer_init - reset a test consumer
+ * @c: the consumer; its handler returns 0 and does not block
+ */
+void cma_test_consumer_init(struct cma_test_consumer *c)
+{
+	memset(c, 0, sizeof(*c));
+	init_completion(&c->entered);
+	init_completion(&c->release);
+	atomic_set(&c->calls, 0);
+}
+
+/**
+ * cma_test_handler - the event handler of every test id
+ * @id: the id; its context is a struct cma_test_consumer
+ * @event: the event
+ *
+ * Context: called by the CM with @id's handler mutex held.
+ * Return: the consumer's @verdict.
+ */
+int cma_test_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
+{
+	struct cma_test_consumer *c = id->context;
+
+	c->event = *event;
+	c->state = cma_state(to_cma_id(id));
+	atomic_inc(&c->calls);
+	complete(&c->entered);
+	if (c->block)
+		wait_for_completion(&c->release);
+	return c->verdict;
+}
+
+/**
+ * cma_test_create_id - create an RC id in init_net for a test consumer
+ * @test: the test, failed if the id cannot be created
+ * @c: the consumer, stored as the id's context
+ *
+ * Return: the id, which the test must destroy (or have destroyed).
+ */
+struct rdma_cm_id *cma_test_create_id(struct kunit *test,
+				      struct cma_test_consumer *c)
+{
+	struct rdma_cm_id *id;
+
+	id = rdma_create_id(&init_net, cma_test_handler, c, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, id);
+	return id;
+}
+
+/**
+ * cma_test_queue - queue an event for an id, failing the test on error
+ * @test: the test
+ * @id: the id
+ * @from: state the id must be in at delivery
+ * @to: state to move it to before delivery
+ * @type: event type
+ * @status: event status
+ */
+void cma_test_queue(struct kunit *test, struct rdma_cm_id *id,
+		    enum rdma_cm_state from, enum rdma_cm_state to,
+		    enum rdma_cm_event_type type, int status)
+{
+	struct rdma_cm_event event = { .event = type, .status = status };
+
+	KUNIT_ASSERT_EQ(test, 0,
+			cma_queue_event(to_cma_id(id), from, to, &event));
+}
+
+/**
+ * cma_test_wait - wait for a completion, but not forever
+ * @done: the completion
+ *
+ * Return: true if @done completed in time.
+ */
+bool cma_test_wait(struct completion *done)
+{
+	return wait_for_completion_timeout(done, CMA_TEST_TIMEOUT) != 0;
+}
+
+MODULE_DESCRIPTION("KUnit tests for rdma_cm");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
