@@ -215,7 +215,11 @@ static void cma_event_msg_names_every_event(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, "unrecognized event", rdma_event_msg(-1));
 }
 
-/* A device with one port of the given protocol, enough for the checks. */
+/*
+ * A device with one port of the given protocol, enough for the checks.
+ * rdma_reject_msg() is declared __attribute_const__, so the compiler may
+ * reuse a result for the same arguments: each case gets its own id.
+ */
 static struct ib_device *cma_test_fake_device(struct kunit *test,
 					      u32 core_cap_flags)
 {
@@ -230,27 +234,35 @@ static struct ib_device *cma_test_fake_device(struct kunit *test,
 	return dev;
 }
 
+static struct rdma_cm_id *cma_test_fake_id(struct kunit *test, u32 flags)
+{
+	struct rdma_cm_id *id = kunit_kzalloc(test, sizeof(*id), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, id);
+	id->port_num = 1;
+	if (flags)
+		id->device = cma_test_fake_device(test, flags);
+	return id;
+}
+
 static void cma_event_reject_msg_follows_transport(struct kunit *test)
 {
-	struct rdma_cm_id id = { .port_num = 1 };
+	struct rdma_cm_id *none = cma_test_fake_id(test, 0);
+	struct rdma_cm_id *roce = cma_test_fake_id(test,
+					RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP);
+	struct rdma_cm_id *ib = cma_test_fake_id(test, RDMA_CORE_PORT_IBA_IB);
+	struct rdma_cm_id *iwarp = cma_test_fake_id(test, RDMA_CORE_PORT_IWARP);
 
 	KUNIT_EXPECT_STREQ(test, "unrecognized transport",
-			   rdma_reject_msg(&id, IB_CM_REJ_CONSUMER_DEFINED));
-
-	id.device = cma_test_fake_device(test,
-					 RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP);
+			   rdma_reject_msg(none, IB_CM_REJ_CONSUMER_DEFINED));
 	KUNIT_EXPECT_STREQ(test, "consumer defined",
-			   rdma_reject_msg(&id, IB_CM_REJ_CONSUMER_DEFINED));
+			   rdma_reject_msg(roce, IB_CM_REJ_CONSUMER_DEFINED));
 	KUNIT_EXPECT_STREQ(test, "timeout",
-			   rdma_reject_msg(&id, IB_CM_REJ_TIMEOUT));
-
-	id.device = cma_test_fake_device(test, RDMA_CORE_PORT_IBA_IB);
+			   rdma_reject_msg(roce, IB_CM_REJ_TIMEOUT));
 	KUNIT_EXPECT_STREQ(test, "consumer defined",
-			   rdma_reject_msg(&id, IB_CM_REJ_CONSUMER_DEFINED));
-
-	id.device = cma_test_fake_device(test, RDMA_CORE_PORT_IWARP);
+			   rdma_reject_msg(ib, IB_CM_REJ_CONSUMER_DEFINED));
 	KUNIT_EXPECT_STREQ(test, "refused by remote application",
-			   rdma_reject_msg(&id, -ECONNREFUSED));
+			   rdma_reject_msg(iwarp, -ECONNREFUSED));
 }
 
 static struct kunit_case cma_event_cases[] = {

@@ -7,11 +7,15 @@
 
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/netdevice.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "cma_priv.h"
 
-static LIST_HEAD(cma_devices);
+/* Under cma_lock. */
+LIST_HEAD(cma_devices);
 
 static int cma_add_device(struct ib_device *device);
 static void cma_remove_device(struct ib_device *device, void *client_data);
@@ -32,15 +36,8 @@ static bool cma_device_usable(struct ib_device *device)
 	return false;
 }
 
-/**
- * cma_device_put - drop a reference on a device
- * @cma_dev: the device
- *
- * The last reference lets the removal of the device finish.
- *
- * Context: any.
- */
-void cma_device_put(struct cma_device *cma_dev)
+/* The last reference lets the removal of the device finish. */
+static void cma_device_put(struct cma_device *cma_dev)
 {
 	if (refcount_dec_and_test(&cma_dev->refcount))
 		complete(&cma_dev->released);
@@ -60,20 +57,61 @@ static int cma_add_device(struct ib_device *device)
 		return -ENOMEM;
 
 	cma_dev->device = device;
+	INIT_LIST_HEAD(&cma_dev->ids);
 	refcount_set(&cma_dev->refcount, 1);
 	init_completion(&cma_dev->released);
 	ib_set_client_data(device, &cma_client, cma_dev);
 
 	mutex_lock(&cma_lock);
 	list_add_tail(&cma_dev->list, &cma_devices);
+	cma_listen_device_added(cma_dev);
 	mutex_unlock(&cma_lock);
 	return 0;
 }
 
 /*
+ * Tell an id its device is going away. A handler that returns non-zero
+ * has the id destroyed; otherwise the consumer must destroy it soon, as
+ * the device's unregistration waits for that.
+ */
+static void cma_deliver_removal(struct cma_id *cid)
+{
+	struct rdma_cm_event event = { .event = RDMA_CM_EVENT_DEVICE_REMOVAL };
+
+	mutex_lock(&cid->handler_mutex);
+	if (cma_enter(cid, RDMA_CM_DEVICE_REMOVAL) == RDMA_CM_DESTROYING ||
+	    !cma_deliver(cid, &event)) {
+		mutex_unlock(&cid->handler_mutex);
+		cma_id_put(cid);
+		return;
+	}
+	/* Ours goes first: the destroy below waits for all others. */
+	cma_id_put(cid);
+	cma_destroy_handler_unlock(cid);
+}
+
+static void cma_device_notify_removal(struct cma_device *cma_dev)
+{
+	struct cma_id *cid;
+
+	mutex_lock(&cma_lock);
+	while (!list_empty(&cma_dev->ids)) {
+		cid = list_first_entry(&cma_dev->ids, struct cma_id,
+				       device_entry);
+		/* Off the list, so each id is told once. */
+		list_del_init(&cid->device_entry);
+		cma_id_get(cid);
+		mutex_unlock(&cma_lock);
+		cma_deliver_removal(cid);
+		mutex_lock(&cma_lock);
+	}
+	mutex_unlock(&cma_lock);
+}
+
+/*
  * ib_client .remove: the device is being unregistered. Once it is off the
- * list nothing new can bind to it; wait for every id bound to it to let
- * go before ib_core tears the device down.
+ * list nothing new can bind to it; tell every id bound to it, and wait
+ * for each to let go before ib_core tears the device down.
  */
 static void cma_remove_device(struct ib_device *device, void *client_data)
 {
@@ -81,8 +119,10 @@ static void cma_remove_device(struct ib_device *device, void *client_data)
 
 	mutex_lock(&cma_lock);
 	list_del(&cma_dev->list);
+	cma_listen_device_removed(cma_dev);
 	mutex_unlock(&cma_lock);
 
+	cma_device_notify_removal(cma_dev);
 	cma_device_put(cma_dev);
 	wait_for_completion(&cma_dev->released);
 	kfree(cma_dev);
@@ -141,4 +181,139 @@ int cma_devices_init(void)
 void cma_devices_exit(void)
 {
 	ib_unregister_client(&cma_client);
+}
+
+/*
+ * The GID on @port of @device that stands for @cid's source address, as
+ * a held reference, or an ERR_PTR. RoCE ports prefer the RoCEv2 GID and
+ * fall back to RoCEv1; iWARP and IB ports have GIDs of the IB type.
+ */
+static const struct ib_gid_attr *cma_port_sgid(struct cma_id *cid,
+					       struct ib_device *device,
+					       u32 port)
+{
+	struct rdma_dev_addr *dev_addr = &cid->id.route.addr.dev_addr;
+	const struct ib_gid_attr *attr = ERR_PTR(-ENODEV);
+	struct net_device *ndev;
+	union ib_gid gid;
+
+	if (!rdma_dev_access_netns(device, dev_addr->net))
+		return ERR_PTR(-ENODEV);
+
+	if (!rdma_protocol_roce(device, port)) {
+		if (rdma_protocol_ib(device, port))
+			return ERR_PTR(-ENODEV);
+		rdma_addr_get_sgid(dev_addr, &gid);
+		return rdma_find_gid_by_port(device, &gid, IB_GID_TYPE_IB,
+					     port, NULL);
+	}
+
+	ndev = dev_get_by_index(dev_addr->net, dev_addr->bound_dev_if);
+	if (!ndev)
+		return ERR_PTR(-ENODEV);
+	rdma_ip2gid((struct sockaddr *)&cid->id.route.addr.src_addr, &gid);
+	attr = rdma_find_gid_by_port(device, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP,
+				     port, ndev);
+	if (IS_ERR(attr))
+		attr = rdma_find_gid_by_port(device, &gid, IB_GID_TYPE_ROCE,
+					     port, ndev);
+	dev_put(ndev);
+	return attr;
+}
+
+static void cma_attach(struct cma_id *cid, struct cma_device *cma_dev,
+		       u32 port, const struct ib_gid_attr *sgid_attr)
+{
+	lockdep_assert_held(&cma_lock);
+	refcount_inc(&cma_dev->refcount);
+	cid->cma_dev = cma_dev;
+	cid->id.device = cma_dev->device;
+	cid->id.port_num = port;
+	cid->id.route.addr.dev_addr.sgid_attr = sgid_attr;
+	list_add_tail(&cid->device_entry, &cma_dev->ids);
+}
+
+/**
+ * cma_attach_dev - bind an id to a given device port and source GID
+ * @cid: the passive id of a connection request, not yet visible to anyone
+ * @device: the device the request arrived on
+ * @port: its port
+ * @sgid_attr: the GID the request was sent to; a reference is taken
+ *
+ * Context: process context; takes cma_lock.
+ * Return: 0, or -ENODEV if the device is going away.
+ */
+int cma_attach_dev(struct cma_id *cid, struct ib_device *device, u32 port,
+		   const struct ib_gid_attr *sgid_attr)
+{
+	struct cma_device *cma_dev;
+	int ret = -ENODEV;
+
+	mutex_lock(&cma_lock);
+	list_for_each_entry(cma_dev, &cma_devices, list) {
+		if (cma_dev->device != device)
+			continue;
+		rdma_hold_gid_attr(sgid_attr);
+		cma_attach(cid, cma_dev, port, sgid_attr);
+		ret = 0;
+		break;
+	}
+	mutex_unlock(&cma_lock);
+	return ret;
+}
+
+/**
+ * cma_acquire_dev - bind an id to the device that owns its source address
+ * @cid: the id; its source address and dev_addr (from rdma_translate_ip()
+ *	or address resolution) are set
+ *
+ * Context: process context; takes cma_lock.
+ * Return: 0 with @cid's device, port and source GID set and a device
+ * reference held, or -ENODEV when no device serves the address.
+ */
+int cma_acquire_dev(struct cma_id *cid)
+{
+	const struct ib_gid_attr *attr;
+	struct cma_device *cma_dev;
+	u32 port;
+
+	mutex_lock(&cma_lock);
+	list_for_each_entry(cma_dev, &cma_devices, list) {
+		rdma_for_each_port(cma_dev->device, port) {
+			attr = cma_port_sgid(cid, cma_dev->device, port);
+			if (IS_ERR(attr))
+				continue;
+			cma_attach(cid, cma_dev, port, attr);
+			mutex_unlock(&cma_lock);
+			return 0;
+		}
+	}
+	mutex_unlock(&cma_lock);
+	return -ENODEV;
+}
+
+/**
+ * cma_release_dev - unbind an id from its device
+ * @cid: the id; nothing happens if it has no device
+ *
+ * Context: process context; takes cma_lock.
+ */
+void cma_release_dev(struct cma_id *cid)
+{
+	struct rdma_dev_addr *dev_addr = &cid->id.route.addr.dev_addr;
+	struct cma_device *cma_dev = cid->cma_dev;
+
+	if (!cma_dev)
+		return;
+
+	mutex_lock(&cma_lock);
+	list_del(&cid->device_entry);
+	mutex_unlock(&cma_lock);
+	if (dev_addr->sgid_attr) {
+		rdma_put_gid_attr(dev_addr->sgid_attr);
+		dev_addr->sgid_attr = NULL;
+	}
+	cid->cma_dev = NULL;
+	cid->id.device = NULL;
+	cma_device_put(cma_dev);
 }

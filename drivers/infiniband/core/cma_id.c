@@ -11,9 +11,11 @@
  */
 
 #include <linux/nsproxy.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 #include <net/net_namespace.h>
+#include <rdma/ib_cm.h>
 
 #include "cma_priv.h"
 
@@ -39,15 +41,28 @@ static bool cma_qp_type_fits(enum rdma_ucm_port_space ps,
 	return false;
 }
 
-static struct cma_id *cma_id_alloc(struct net *net,
-				   rdma_cm_event_handler event_handler,
-				   void *context, enum rdma_ucm_port_space ps,
-				   enum ib_qp_type qp_type)
+/**
+ * cma_id_alloc - allocate and register a new id
+ * @net: its network namespace; a reference is taken
+ * @handler: the consumer's event handler
+ * @context: the consumer's context
+ * @ps: port space
+ * @qp_type: QP type, which must fit @ps
+ * @state: the state it is born in: IDLE, or CONNECT for the passive side
+ *	of a connection
+ *
+ * Context: process context; may sleep.
+ * Return: the id, holding the consumer's reference, or an ERR_PTR:
+ * -EINVAL for bad arguments, -ENOMEM.
+ */
+struct cma_id *cma_id_alloc(struct net *net, rdma_cm_event_handler handler,
+			    void *context, enum rdma_ucm_port_space ps,
+			    enum ib_qp_type qp_type, enum rdma_cm_state state)
 {
 	struct cma_id *cid;
 	int ret;
 
-	if (!net || !event_handler || !cma_qp_type_fits(ps, qp_type))
+	if (!net || !handler || !cma_qp_type_fits(ps, qp_type))
 		return ERR_PTR(-EINVAL);
 
 	cid = kzalloc(sizeof(*cid), GFP_KERNEL);
@@ -61,16 +76,21 @@ static struct cma_id *cma_id_alloc(struct net *net,
 		return ERR_PTR(ret);
 	}
 
-	cid->id.event_handler = event_handler;
+	cid->id.event_handler = handler;
 	cid->id.context = context;
 	cid->id.ps = ps;
 	cid->id.qp_type = qp_type;
 	cid->id.route.addr.dev_addr.net = get_net(net);
-	cid->state = RDMA_CM_IDLE;
+	cid->state = state;
 	spin_lock_init(&cid->lock);
 	mutex_init(&cid->handler_mutex);
+	mutex_init(&cid->qp_mutex);
 	refcount_set(&cid->refcount, 1);
 	init_completion(&cid->released);
+	INIT_LIST_HEAD(&cid->device_entry);
+	INIT_LIST_HEAD(&cid->listens);
+	INIT_LIST_HEAD(&cid->listen_any_entry);
+	cid->seq_num = get_random_u32() & 0xffffff;
 	return cid;
 }
 
@@ -101,7 +121,8 @@ struct rdma_cm_id *__rdma_create_kernel_id(struct net *net,
 {
 	struct cma_id *cid;
 
-	cid = cma_id_alloc(net, event_handler, context, ps, qp_type);
+	cid = cma_id_alloc(net, event_handler, context, ps, qp_type,
+			   RDMA_CM_IDLE);
 	if (IS_ERR(cid))
 		return ERR_CAST(cid);
 
@@ -131,7 +152,7 @@ struct rdma_cm_id *rdma_create_user_id(rdma_cm_event_handler event_handler,
 	struct cma_id *cid;
 
 	cid = cma_id_alloc(current->nsproxy->net_ns, event_handler, context,
-			   ps, qp_type);
+			   ps, qp_type, RDMA_CM_IDLE);
 	if (IS_ERR(cid))
 		return ERR_CAST(cid);
 
@@ -170,15 +191,27 @@ void cma_id_put(struct cma_id *cid)
 EXPORT_SYMBOL_IF_KUNIT(cma_id_put);
 
 /*
- * Undo everything the id acquired, then wait for the last reference and
- * free it. The id is DESTROYING, so nothing new can start on it.
+ * Stop what was in flight in @old_state, undo everything the id acquired,
+ * then wait for the last reference and free it. The id is DESTROYING, so
+ * nothing new can start on it; a callback already running sees the state
+ * and delivers nothing, and the cancel or destroy calls below wait for it.
  */
-static void cma_id_release(struct cma_id *cid)
+static void cma_id_release(struct cma_id *cid, enum rdma_cm_state old_state)
 {
+	cma_cancel_addr_query(cid);
+	if (old_state == RDMA_CM_LISTEN || old_state == RDMA_CM_DEVICE_REMOVAL)
+		cma_listen_stop(cid);
+	/* Sends a DREQ first if the connection is up. */
+	if (cid->ib)
+		ib_destroy_cm_id(cid->ib);
+	cma_unbind(cid);
+
 	xa_erase(&cma_ids, cid->handle);
 	cma_id_put(cid);
 	wait_for_completion(&cid->released);
-	put_net(cid->id.route.addr.dev_addr.net);
+
+	kfree(cid->id.route.path_rec);
+	put_net(cma_id_net(cid));
 	kfree(cid);
 }
 
@@ -194,10 +227,12 @@ static void cma_id_release(struct cma_id *cid)
  */
 void cma_destroy_handler_unlock(struct cma_id *cid)
 {
+	enum rdma_cm_state old_state;
+
 	lockdep_assert_held(&cid->handler_mutex);
-	cma_enter(cid, RDMA_CM_DESTROYING);
+	old_state = cma_enter(cid, RDMA_CM_DESTROYING);
 	mutex_unlock(&cid->handler_mutex);
-	cma_id_release(cid);
+	cma_id_release(cid, old_state);
 }
 
 /**

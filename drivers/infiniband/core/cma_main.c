@@ -29,13 +29,19 @@ static int __init cma_init(void)
 	if (!cma_wq)
 		return -ENOMEM;
 
-	ret = cma_devices_init();
+	ret = cma_ports_init();
 	if (ret)
 		goto err_destroy_wq;
+
+	ret = cma_devices_init();
+	if (ret)
+		goto err_ports;
 
 	cma_debugfs_init();
 	return 0;
 
+err_ports:
+	cma_ports_exit();
 err_destroy_wq:
 	destroy_workqueue(cma_wq);
 	return ret;
@@ -45,6 +51,7 @@ static void __exit cma_exit(void)
 {
 	cma_debugfs_exit();
 	cma_devices_exit();
+	cma_ports_exit();
 	destroy_workqueue(cma_wq);
 	/* Consumers hold a module reference while they have ids. */
 	WARN_ON(cma_id_count());

@@ -21,18 +21,21 @@
 #include <rdma/rdma_cm.h>
 #include <rdma/rdma_cm_ext.h>
 
+struct cma_port;
 struct seq_file;
 
 /**
  * struct cma_device - an RDMA device the CM can use
  * @device: the ib_core device
  * @list: entry on the list of devices, under cma_lock
+ * @ids: the ids bound to the device (cma_id.device_entry), under cma_lock
  * @refcount: one for the device list, one per id bound to the device
  * @released: completed when @refcount drops to zero
  */
 struct cma_device {
 	struct ib_device *device;
 	struct list_head list;
+	struct list_head ids;
 	refcount_t refcount;
 	struct completion released;
 };
@@ -53,6 +56,35 @@ struct cma_device {
  * @handle: stable number of the id, its index in the table of live ids
  * @pid: the creating process, for ids created on behalf of user space
  * @owner: the creating module, or the creating task's name for user ids
+ * @cma_dev: the device the id is bound to, a reference; set once, under
+ *	the handler mutex or before the id is visible
+ * @device_entry: on @cma_dev's list of ids, under cma_lock
+ * @port: the port the id owns in its port space, under cma_lock
+ * @port_entry: on @port's list of owners, under cma_lock
+ * @listens: a listener's per-device listens (struct cma_dev_listen),
+ *	under cma_lock
+ * @listen_any_entry: a wildcard listener's entry on the list that devices
+ *	added later are offered to, under cma_lock
+ * @backlog: what rdma_listen() was given
+ * @ib: the IB CM id of a connection; set under the handler mutex
+ * @qp_mutex: serialises changes of @id.qp against the CM's own
+ *	modifications of the QP
+ * @seq_num: the starting packet sequence number (24 bits) of our side
+ * @qp_num: our QP number, from the QP or from the consumer's parameters
+ * @ece: enhanced connection establishment options to send
+ * @srq: our QP uses a shared receive queue
+ * @reuseaddr: rdma_set_reuseaddr()
+ * @afonly: IPv6 ids do not take IPv4 connections
+ * @afonly_set: @afonly was chosen by rdma_set_afonly()
+ * @tos_set: @tos was chosen by rdma_set_service_type()
+ * @timeout_set: @timeout was chosen by rdma_set_ack_timeout()
+ * @min_rnr_timer_set: @min_rnr_timer was chosen by rdma_set_min_rnr_timer()
+ * @addr_query_issued: rdma_resolve_ip() was called on the id at least once,
+ *	so destruction and reissue must cancel it
+ * @rep_sent: the passive side has sent its REP
+ * @tos: type of service for RoCE traffic
+ * @timeout: the QP's local ACK timeout
+ * @min_rnr_timer: the QP's minimal RNR NAK timer
  */
 struct cma_id {
 	struct rdma_cm_id id;
@@ -64,6 +96,33 @@ struct cma_id {
 	u32 handle;
 	pid_t pid;
 	char owner[TASK_COMM_LEN];
+
+	struct cma_device *cma_dev;
+	struct list_head device_entry;
+	struct cma_port *port;
+	struct hlist_node port_entry;
+	struct list_head listens;
+	struct list_head listen_any_entry;
+	int backlog;
+
+	struct ib_cm_id *ib;
+	struct mutex qp_mutex;		/* protects id.qp */
+	u32 seq_num;
+	u32 qp_num;
+	struct rdma_ucm_ece ece;
+	/* Not bitfields: they are written under different locks. */
+	bool srq;
+	bool reuseaddr;
+	bool afonly;
+	bool afonly_set;
+	bool tos_set;
+	bool timeout_set;
+	bool min_rnr_timer_set;
+	bool addr_query_issued;
+	bool rep_sent;
+	u8 tos;
+	u8 timeout;
+	u8 min_rnr_timer;
 };
 
 static inline struct cma_id *to_cma_id(struct rdma_cm_id *id)
@@ -72,6 +131,7 @@ static inline struct cma_id *to_cma_id(struct rdma_cm_id *id)
 }
 
 extern struct mutex cma_lock;
+extern struct list_head cma_devices;
 extern struct workqueue_struct *cma_wq;
 
 /* cma_state.c */
@@ -82,7 +142,25 @@ bool cma_transition(struct cma_id *cid, enum rdma_cm_state from,
 		    enum rdma_cm_state to);
 enum rdma_cm_state cma_enter(struct cma_id *cid, enum rdma_cm_state to);
 
+static inline struct sockaddr *cma_src_addr(struct cma_id *cid)
+{
+	return (struct sockaddr *)&cid->id.route.addr.src_addr;
+}
+
+static inline struct sockaddr *cma_dst_addr(struct cma_id *cid)
+{
+	return (struct sockaddr *)&cid->id.route.addr.dst_addr;
+}
+
+static inline struct net *cma_id_net(struct cma_id *cid)
+{
+	return cid->id.route.addr.dev_addr.net;
+}
+
 /* cma_id.c */
+struct cma_id *cma_id_alloc(struct net *net, rdma_cm_event_handler handler,
+			    void *context, enum rdma_ucm_port_space ps,
+			    enum ib_qp_type qp_type, enum rdma_cm_state state);
 void cma_id_get(struct cma_id *cid);
 void cma_id_put(struct cma_id *cid);
 void cma_destroy_handler_unlock(struct cma_id *cid);
@@ -93,12 +171,70 @@ int cma_deliver(struct cma_id *cid, struct rdma_cm_event *event);
 int cma_queue_event(struct cma_id *cid, enum rdma_cm_state from,
 		    enum rdma_cm_state to, const struct rdma_cm_event *event);
 
+/* cma_addr.c */
+size_t cma_addr_size(const struct sockaddr *addr);
+bool cma_addr_any(const struct sockaddr *addr);
+bool cma_addr_equal(const struct sockaddr *a, const struct sockaddr *b);
+u16 cma_addr_port(const struct sockaddr *addr);
+void cma_addr_set_port(struct sockaddr *addr, u16 port);
+int cma_addr_check(const struct sockaddr *addr);
+
+/* cma_port.c */
+int cma_ports_init(void);
+void cma_ports_exit(void);
+int cma_port_bind(struct cma_id *cid);
+void cma_port_release(struct cma_id *cid);
+int cma_port_claim_for_listen(struct cma_id *cid);
+struct hlist_head *cma_port_owners(struct net *net,
+				   enum rdma_ucm_port_space ps, u16 num);
+
+/* cma_bind.c */
+int cma_bind(struct cma_id *cid, const struct sockaddr *src,
+	     const struct sockaddr *dst);
+void cma_unbind(struct cma_id *cid);
+
+/* cma_resolve.c */
+void cma_cancel_addr_query(struct cma_id *cid);
+
 /* cma_device.c */
 int cma_devices_init(void);
 void cma_devices_exit(void);
-void cma_device_put(struct cma_device *cma_dev);
-
+int cma_acquire_dev(struct cma_id *cid);
+int cma_attach_dev(struct cma_id *cid, struct ib_device *device, u32 port,
+		   const struct ib_gid_attr *sgid_attr);
+void cma_release_dev(struct cma_id *cid);
 void cma_devices_show(struct seq_file *m);
+
+/* cma_listen.c */
+int cma_listen_on_device(struct cma_id *cid, struct cma_device *cma_dev);
+void cma_listen_device_added(struct cma_device *cma_dev);
+void cma_listen_device_removed(struct cma_device *cma_dev);
+void cma_listen_stop(struct cma_id *cid);
+struct cma_id *cma_find_listener(struct net *net, enum rdma_ucm_port_space ps,
+				 u16 port, const struct sockaddr *dst,
+				 struct ib_device *device);
+
+/* cma_qp.c */
+int cma_qp_to_rtr(struct cma_id *cid, const struct rdma_conn_param *param);
+int cma_qp_to_rts(struct cma_id *cid, const struct rdma_conn_param *param);
+int cma_qp_to_err(struct cma_id *cid);
+
+/* cma_hdr.c */
+#define CMA_HDR_SIZE	36
+int cma_hdr_encode(void *buf, const struct sockaddr *src,
+		   const struct sockaddr *dst);
+int cma_hdr_decode(const void *buf, struct sockaddr_storage *src,
+		   struct sockaddr_storage *dst);
+__be64 cma_service_id(enum rdma_ucm_port_space ps, u16 port);
+int cma_service_id_split(__be64 sid, enum rdma_ucm_port_space *ps,
+			 u16 *port);
+
+/* cma_ib.c */
+int cma_ib_connect(struct cma_id *cid, const struct rdma_conn_param *param);
+int cma_ib_accept(struct cma_id *cid, const struct rdma_conn_param *param);
+int cma_ib_complete_connect(struct cma_id *cid);
+int cma_ib_listen(struct cma_id *cid, struct ib_device *device,
+		  struct ib_cm_id **cm_id);
 
 /* cma_debugfs.c */
 void cma_debugfs_init(void);

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The connection calls of the API: connect, accept, reject, disconnect,
+ * notify. They check the id's state and hand the work to the transport
+ * (cma_ib.c for InfiniBand and RoCE).
+ */
+
+#include <rdma/ib_cm.h>
+
+#include "cma_priv.h"
+
+static bool cma_is_ib(struct rdma_cm_id *id)
+{
+	return id->device && rdma_cap_ib_cm(id->device, id->port_num);
+}
+
+static bool cma_is_connected_qp(struct rdma_cm_id *id)
+{
+	return id->qp_type != IB_QPT_UD;
+}
+
+/**
+ * rdma_connect_locked - start connecting, from the id's own handler
+ * @id: the id, in ROUTE_RESOLVED, its handler mutex held (this is for the
+ *	ROUTE_RESOLVED handler)
+ * @conn_param: connection parameters; private_data is carried behind the
+ *	CM's own header, at most 56 bytes on InfiniBand and RoCE
+ *
+ * Without a QP on @id, qp_num and srq come from @conn_param.
+ *
+ * Context: process context, @id's handler mutex held.
+ * Return: 0 if the request went out (the answer comes as an event), or
+ * -EINVAL (wrong state, NULL @conn_param, private data too long), or the
+ * error of the transport, with @id back in ROUTE_RESOLVED.
+ */
+int rdma_connect_locked(struct rdma_cm_id *id,
+			struct rdma_conn_param *conn_param)
+{
+	struct cma_id *cid = to_cma_id(id);
+	int ret;
+
+	lockdep_assert_held(&cid->handler_mutex);
+	if (!conn_param)
+		return -EINVAL;
+	if (!cma_transition(cid, RDMA_CM_ROUTE_RESOLVED, RDMA_CM_CONNECT))
+		return -EINVAL;
+
+	if (!id->qp) {
+		cid->qp_num = conn_param->qp_num;
+		cid->srq = conn_param->srq;
+	}
+
+	if (cma_is_ib(id) && cma_is_connected_qp(id))
+		ret = cma_ib_connect(cid, conn_param);
+	else
+		ret = -EOPNOTSUPP;
+	if (ret)
+		cma_transition(cid, RDMA_CM_CONNECT, RDMA_CM_ROUTE_RESOLVED);
+	return ret;
+}
+EXPORT_SYMBOL(rdma_connect_locked);
+
+/**
+ * rdma_connect - start connecting
+ * @id: the id, in ROUTE_RESOLVED
+ * @conn_param: as for rdma_connect_locked()
+ *
+ * Context: process context; takes @id's handler mutex, so not from @id's
+ * own handler (use rdma_connect_locked() there).
+ * Return: as for rdma_connect_locked().
+ */
+int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
+{
+	struct cma_id *cid = to_cma_id(id);
+	int ret;
+
+	mutex_lock(&cid->handler_mutex);
+	ret = rdma_connect_locked(id, conn_param);
+	mutex_unlock(&cid->handler_mutex);
+	return ret;
+}
+EXPORT_SYMBOL(rdma_connect);
+
+/**
+ * rdma_connect_ece - start connecting, with ECE options
+ * @id: as for rdma_connect()
+ * @conn_param: as for rdma_connect()
+ * @ece: enhanced connection establishment options to offer the peer
+ *
+ * Context: as for rdma_connect().
+ * Return: as for rdma_connect().
+ */
+int rdma_connect_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
+		     struct rdma_ucm_ece *ece)
+{
+	struct cma_id *cid = to_cma_id(id);
+
+	cid->ece.vendor_id = ece->vendor_id;
+	cid->ece.attr_mod = ece->attr_mod;
+	return rdma_connect(id, conn_param);
+}
+EXPORT_SYMBOL(rdma_connect_ece);
+
+/**
+ * rdma_accept - accept a connection, or complete one
+ * @id: on the passive side, the id of a CONNECT_REQUEST; on the active
+ *	side, an id without QP that got CONNECT_RESPONSE
+ * @conn_param: the passive side's answer (private data at most 196 bytes
+ *	on InfiniBand and RoCE); NULL on the active side, to send the RTU
+ *
+ * The QP, if any, moves to RTR and RTS first. ESTABLISHED follows. If
+ * accepting fails, the QP goes to ERR and the peer gets a REJ.
+ *
+ * Context: process context, with @id's handler mutex held: from @id's
+ * handler, or between rdma_lock_handler() and rdma_unlock_handler().
+ * Return: 0, -EINVAL (wrong state, no connection to accept, private data
+ * too long), or the error of the QP or the transport.
+ */
+int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
+{
+	struct cma_id *cid = to_cma_id(id);
+	int ret;
+
+	lockdep_assert_held(&cid->handler_mutex);
+	if (cma_state(cid) != RDMA_CM_CONNECT || !cid->ib)
+		return -EINVAL;
+
+	if (!id->qp && conn_param) {
+		cid->qp_num = conn_param->qp_num;
+		cid->srq = conn_param->srq;
+	}
+
+	if (!cma_is_connected_qp(id))
+		return -EOPNOTSUPP;
+	if (conn_param)
+		ret = cma_ib_accept(cid, conn_param);
+	else
+		ret = cma_ib_complete_connect(cid);
+	if (ret && ret != -EINVAL) {
+		cma_qp_to_err(cid);
+		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+	}
+	return ret;
+}
+EXPORT_SYMBOL(rdma_accept);
+
+/**
+ * rdma_accept_ece - accept a connection, with ECE options
+ * @id: as for rdma_accept()
+ * @conn_param: as for rdma_accept()
+ * @ece: the options agreed with the peer
+ *
+ * Context: as for rdma_accept().
+ * Return: as for rdma_accept().
+ */
+int rdma_accept_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
+		    struct rdma_ucm_ece *ece)
+{
+	struct cma_id *cid = to_cma_id(id);
+
+	cid->ece.vendor_id = ece->vendor_id;
+	cid->ece.attr_mod = ece->attr_mod;
+	return rdma_accept(id, conn_param);
+}
+EXPORT_SYMBOL(rdma_accept_ece);
+
+/**
+ * rdma_reject - refuse a connection request, or a reply
+ * @id: an id with a connection being set up
+ * @private_data: data for the peer, or NULL
+ * @private_data_len: its length, at most 148 bytes on InfiniBand and RoCE
+ * @reason: the reject reason; IB_CM_REJ_CONSUMER_DEFINED lets the peer
+ *	read @private_data with rdma_consumer_reject_data()
+ *
+ * The id keeps its state; the consumer destroys it.
+ *
+ * Context: process context.
+ * Return: 0, -EINVAL if @id has no connection or the data is too long,
+ * or the error of the transport.
+ */
+int rdma_reject(struct rdma_cm_id *id, const void *private_data,
+		u8 private_data_len, u8 reason)
+{
+	struct cma_id *cid = to_cma_id(id);
+
+	if (!cid->ib || private_data_len > IB_CM_REJ_PRIVATE_DATA_SIZE)
+		return -EINVAL;
+	return ib_send_cm_rej(cid->ib, reason, NULL, 0, private_data,
+			      private_data_len);
+}
+EXPORT_SYMBOL(rdma_reject);
+
+/**
+ * rdma_disconnect - tear a connection down
+ * @id: a connected id
+ *
+ * The QP goes to ERR, flushing its work requests, and the peer gets a
+ * DREQ (or, if it sent one first, a DREP). DISCONNECTED follows on both
+ * sides, then TIMEWAIT_EXIT.
+ *
+ * Context: process context.
+ * Return: 0, -EINVAL if @id has no connection, or the error of the QP
+ * modification.
+ */
+int rdma_disconnect(struct rdma_cm_id *id)
+{
+	struct cma_id *cid = to_cma_id(id);
+	int ret;
+
+	if (!cid->ib)
+		return -EINVAL;
+	ret = cma_qp_to_err(cid);
+	if (ret)
+		return ret;
+	/* A DREQ fails if the peer's came first: then answer it. */
+	if (ib_send_cm_dreq(cid->ib, NULL, 0))
+		ib_send_cm_drep(cid->ib, NULL, 0);
+	return 0;
+}
+EXPORT_SYMBOL(rdma_disconnect);
+
+/**
+ * rdma_notify - tell the CM about an event on the id's QP
+ * @id: a connecting id
+ * @event: the QP's asynchronous event; IB_EVENT_COMM_EST completes a
+ *	connection whose RTU was lost
+ *
+ * Context: process context or the QP's event handler.
+ * Return: 0, -EINVAL if @id has no connection, or the IB CM's error.
+ */
+int rdma_notify(struct rdma_cm_id *id, enum ib_event_type event)
+{
+	struct cma_id *cid = to_cma_id(id);
+
+	if (!cid->ib)
+		return -EINVAL;
+	return ib_cm_notify(cid->ib, event);
+}
+EXPORT_SYMBOL(rdma_notify);
+
+/**
+ * rdma_consumer_reject_data - the peer consumer's data in a rejection
+ * @id: the id that got the event
+ * @ev: a RDMA_CM_EVENT_REJECTED event
+ * @data_len: where to store the data's length
+ *
+ * Context: any; from the REJECTED handler, as the data lives only there.
+ * Return: the data, or NULL (with *@data_len 0) if the peer's consumer did
+ * not reject (a timeout, a stale connection...).
+ */
+const void *rdma_consumer_reject_data(struct rdma_cm_id *id,
+				      struct rdma_cm_event *ev, u8 *data_len)
+{
+	if (ev->event == RDMA_CM_EVENT_REJECTED && cma_is_ib(id) &&
+	    ev->status == IB_CM_REJ_CONSUMER_DEFINED) {
+		*data_len = ev->param.conn.private_data_len;
+		return ev->param.conn.private_data;
+	}
+	*data_len = 0;
+	return NULL;
+}
+EXPORT_SYMBOL(rdma_consumer_reject_data);

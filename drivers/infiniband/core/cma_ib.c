@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connections over the IB CM (InfiniBand and RoCE): the active side's REQ,
+ * the passive side's handling of a REQ, REP and RTU, REJ, DREQ and DREP,
+ * and the translation of IB CM events into CM events.
+ *
+ * IB CM callbacks run in process context, from the IB CM's workqueue; a
+ * callback that returns non-zero has the IB CM destroy its ib_cm_id.
+ */
+
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
+
+#include "cma_priv.h"
+
+/* The in-box CM's response timeout (4.096 us * 2^20) and retries. */
+#define CMA_CM_RESPONSE_TIMEOUT	20
+#define CMA_MAX_CM_RETRIES	15
+/* How long a peer should wait while the consumer decides on a REQ. */
+#define CMA_CM_MRA_SETTING	(IB_CM_MRA_FLAG_DELAY | 24)
+
+static int cma_ib_handler(struct ib_cm_id *ib, const struct ib_cm_event *ev);
+
+/**
+ * cma_ib_connect - send a REQ for an id
+ * @cid: the id, in CONNECT, its route resolved
+ * @param: the consumer's connection parameters
+ *
+ * Context: process context; may sleep.
+ * Return: 0, -EINVAL if the private data does not fit behind the CM
+ * header, or the error of the IB CM (with nothing left behind).
+ */
+int cma_ib_connect(struct cma_id *cid, const struct rdma_conn_param *param)
+{
+	struct rdma_route *route = &cid->id.route;
+	struct ib_cm_req_param req = {};
+	u8 offset = CMA_HDR_SIZE;	/* the CM header goes first */
+	struct ib_cm_id *ib;
+	void *pdata;
+	int ret;
+
+	if (param->private_data_len > IB_CM_REQ_PRIVATE_DATA_SIZE - offset)
+		return -EINVAL;
+
+	req.private_data_len = offset + param->private_data_len;
+	pdata = kzalloc(req.private_data_len, GFP_KERNEL);
+	if (!pdata)
+		return -ENOMEM;
+	ret = cma_hdr_encode(pdata, cma_src_addr(cid), cma_dst_addr(cid));
+	if (ret)
+		goto out;
+	if (param->private_data_len)
+		memcpy(pdata + offset, param->private_data,
+		       param->private_data_len);
+
+	ib = ib_create_cm_id(cid->id.device, cma_ib_handler, cid);
+	ret = PTR_ERR_OR_ZERO(ib);
+	if (ret)
+		goto out;
+
+	req.private_data = pdata;
+	req.primary_path = &route->path_rec[0];
+	req.ppath_sgid_attr = route->addr.dev_addr.sgid_attr;
+	req.service_id = cma_service_id(cid->id.ps,
+					cma_addr_port(cma_dst_addr(cid)));
+	req.qp_num = cid->qp_num;
+	req.qp_type = cid->id.qp_type;
+	req.starting_psn = cid->seq_num;
+	req.responder_resources = param->responder_resources;
+	req.initiator_depth = param->initiator_depth;
+	req.flow_control = param->flow_control;
+	req.retry_count = min_t(u8, 7, param->retry_count);
+	req.rnr_retry_count = min_t(u8, 7, param->rnr_retry_count);
+	req.remote_cm_response_timeout = CMA_CM_RESPONSE_TIMEOUT;
+	req.local_cm_response_timeout = CMA_CM_RESPONSE_TIMEOUT;
+	req.max_cm_retries = CMA_MAX_CM_RETRIES;
+	req.srq = cid->srq;
+	req.ece.vendor_id = cid->ece.vendor_id;
+	req.ece.attr_mod = cid->ece.attr_mod;
+
+	/* Set before sending: the reply may come before we return. */
+	cid->ib = ib;
+	ret = ib_send_cm_req(ib, &req);
+	if (ret) {
+		cid->ib = NULL;
+		ib_destroy_cm_id(ib);
+	}
+out:
+	kfree(pdata);
+	return ret;
+}
+
+/* The consumer could not take the connection it asked for: say so. */
+static void cma_ib_reject_locally(struct cma_id *cid)
+{
+	cma_qp_to_err(cid);
+	ib_send_cm_rej(cid->ib, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0, NULL, 0);
+}
+
+/**
+ * cma_ib_complete_connect - finish the active side once the REP is in
+ * @cid: the id, whose REP arrived
+ *
+ * Moves the QP to RTR and RTS and sends the RTU; on failure the QP goes
+ * to ERR and the peer gets a REJ.
+ *
+ * Context: process context, @cid's handler mutex held.
+ * Return: 0 or the error.
+ */
+int cma_ib_complete_connect(struct cma_id *cid)
+{
+	int ret;
+
+	lockdep_assert_held(&cid->handler_mutex);
+	ret = cma_qp_to_rtr(cid, NULL);
+	if (!ret)
+		ret = cma_qp_to_rts(cid, NULL);
+	if (!ret)
+		ret = ib_send_cm_rtu(cid->ib, NULL, 0);
+	if (ret)
+		cma_ib_reject_locally(cid);
+	return ret;
+}
+
+/**
+ * cma_ib_accept - answer a REQ with a REP
+ * @cid: the passive id, in CONNECT
+ * @param: the consumer's parameters
+ *
+ * Context: process context, @cid's handler mutex held.
+ * Return: 0, -EINVAL if the private data is too long, or the error of the
+ * QP modification or the IB CM.
+ */
+int cma_ib_accept(struct cma_id *cid, const struct rdma_conn_param *param)
+{
+	struct ib_cm_rep_param rep = {};
+	int ret;
+
+	lockdep_assert_held(&cid->handler_mutex);
+	if (param->private_data_len > IB_CM_REP_PRIVATE_DATA_SIZE)
+		return -EINVAL;
+
+	ret = cma_qp_to_rtr(cid, param);
+	if (!ret)
+		ret = cma_qp_to_rts(cid, param);
+	if (ret)
+		return ret;
+
+	rep.qp_num = cid->qp_num;
+	rep.starting_psn = cid->seq_num;
+	rep.private_data = param->private_data;
+	rep.private_data_len = param->private_data_len;
+	rep.responder_resources = param->responder_resources;
+	rep.initiator_depth = param->initiator_depth;
+	rep.flow_control = param->flow_control;
+	rep.rnr_retry_count = min_t(u8, 7, param->rnr_retry_count);
+	rep.srq = cid->srq;
+	rep.ece.vendor_id = cid->ece.vendor_id;
+	rep.ece.attr_mod = cid->ece.attr_mod;
+	ret = ib_send_cm_rep(cid->ib, &rep);
+	if (!ret)
+		cid->rep_sent = true;
+	return ret;
+}
+
+static void cma_rep_event(struct rdma_cm_event *event,
+			  const struct ib_cm_event *ev)
+{
+	const struct ib_cm_rep_event_param *rep = &ev->param.rep_rcvd;
+
+	event->param.conn.private_data = ev->private_data;
+	event->param.conn.private_data_len = IB_CM_REP_PRIVATE_DATA_SIZE;
+	event->param.conn.responder_resources = rep->responder_resources;
+	event->param.conn.initiator_depth = rep->initiator_depth;
+	event->param.conn.flow_control = rep->flow_control;
+	event->param.conn.rnr_retry_count = rep->rnr_retry_count;
+	event->param.conn.srq = rep->srq;
+	event->param.conn.qp_num = rep->remote_qpn;
+	event->ece.vendor_id = rep->ece.vendor_id;
+	event->ece.attr_mod = rep->ece.attr_mod;
+}
+
+/*
+ * The CM event for an IB CM event on a connection, or false if there is
+ * none to deliver. Runs under the handler mutex.
+ */
+static bool cma_ib_event(struct cma_id *cid, const struct ib_cm_event *ev,
+			 struct rdma_cm_event *event)
+{
+	switch (ev->event) {
+	case IB_CM_REQ_ERROR:
+	case IB_CM_REP_ERROR:
+		event->event = RDMA_CM_EVENT_UNREACHABLE;
+		event->status = -ETIMEDOUT;
+		return true;
+	case IB_CM_REP_RECEIVED:
+		if (cid->id.qp) {
+			event->status = cma_ib_complete_connect(cid);
+			event->event = event->status ?
+				       RDMA_CM_EVENT_CONNECT_ERROR :
+				       RDMA_CM_EVENT_ESTABLISHED;
+		} else {
+			event->event = RDMA_CM_EVENT_CONNECT_RESPONSE;
+		}
+		cma_rep_event(event, ev);
+		return true;
+	case IB_CM_RTU_RECEIVED:
+	case IB_CM_USER_ESTABLISHED:
+		event->event = RDMA_CM_EVENT_ESTABLISHED;
+		return true;
+	case IB_CM_DREQ_ERROR:
+		event->status = -ETIMEDOUT;
+		fallthrough;
+	case IB_CM_DREQ_RECEIVED:
+	case IB_CM_DREP_RECEIVED:
+		event->event = RDMA_CM_EVENT_DISCONNECTED;
+		return cma_transition(cid, RDMA_CM_CONNECT, RDMA_CM_DISCONNECT);
+	case IB_CM_TIMEWAIT_EXIT:
+		event->event = RDMA_CM_EVENT_TIMEWAIT_EXIT;
+		return true;
+	case IB_CM_REJ_RECEIVED:
+		cma_qp_to_err(cid);
+		event->event = RDMA_CM_EVENT_REJECTED;
+		event->status = ev->param.rej_rcvd.reason;
+		event->param.conn.private_data = ev->private_data;
+		event->param.conn.private_data_len = IB_CM_REJ_PRIVATE_DATA_SIZE;
+		return true;
+	default:
+		/* MRA only stretches the peer's timeout. */
+		return false;
+	}
+}
+
+/* Which state an IB CM event may arrive in. */
+static bool cma_ib_event_expected(struct cma_id *cid,
+				  const struct ib_cm_event *ev)
+{
+	enum rdma_cm_state state = cma_state(cid);
+
+	if (ev->event == IB_CM_TIMEWAIT_EXIT)
+		return state == RDMA_CM_DISCONNECT;
+	return state == RDMA_CM_CONNECT;
+}
+
+/* The IB CM's callback for an established or connecting id. */
+static int cma_ib_handler(struct ib_cm_id *ib, const struct ib_cm_event *ev)
+{
+	struct cma_id *cid = ib->context;
+	struct rdma_cm_event event = {};
+	int ret;
+
+	mutex_lock(&cid->handler_mutex);
+	if (!cma_ib_event_expected(cid, ev) || !cma_ib_event(cid, ev, &event))
+		goto out;
+
+	ret = cma_deliver(cid, &event);
+	if (ret) {
+		/* The IB CM destroys @ib when we return non-zero. */
+		cid->ib = NULL;
+		cma_destroy_handler_unlock(cid);
+		return ret;
+	}
+out:
+	mutex_unlock(&cid->handler_mutex);
+	return 0;
+}
+
+/* The namespace of the netdev a RoCE request arrived on. */
+static struct net *cma_req_net(const struct ib_cm_event *ev)
+{
+	const struct ib_gid_attr *attr = ev->param.req_rcvd.ppath_sgid_attr;
+	struct net_device *ndev;
+	struct net *net = NULL;
+
+	if (!attr)
+		return NULL;
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(attr);
+	if (!IS_ERR(ndev))
+		net = get_net(dev_net(ndev));
+	rcu_read_unlock();
+	return net;
+}
+
+/**
+ * struct cma_req - what a REQ says, decoded
+ * @net: the namespace it arrived in, a reference
+ * @ps: port space of its service ID
+ * @port: port of its service ID
+ * @src: the active side's address and port, from the CM header
+ * @dst: the address connected to, with @port
+ */
+struct cma_req {
+	struct net *net;
+	enum rdma_ucm_port_space ps;
+	u16 port;
+	struct sockaddr_storage src;
+	struct sockaddr_storage dst;
+};
+
+static int cma_req_decode(struct cma_req *req, const struct ib_cm_event *ev)
+{
+	__be64 sid = ev->param.req_rcvd.primary_path->service_id;
+	int ret;
+
+	ret = cma_service_id_split(sid, &req->ps, &req->port);
+	if (ret)
+		return ret;
+	ret = cma_hdr_decode(ev->private_data, &req->src, &req->dst);
+	if (ret)
+		return ret;
+	cma_addr_set_port((struct sockaddr *)&req->dst, req->port);
+	req->net = cma_req_net(ev);
+	return req->net ? 0 : -ENODEV;
+}
+
+/* What address resolution would have found about our side's netdev. */
+static void cma_copy_l2(struct rdma_dev_addr *dev_addr,
+			const struct net_device *ndev)
+{
+	dev_addr->dev_type = ndev->type;
+	memcpy(dev_addr->src_dev_addr, ndev->dev_addr, ndev->addr_len);
+	memcpy(dev_addr->broadcast, ndev->broadcast, ndev->addr_len);
+	dev_addr->bound_dev_if = ndev->ifindex;
+}
+
+/* The passive id of a REQ, born in CONNECT, bound like its request. */
+static struct cma_id *cma_req_child(struct cma_id *listener,
+				    const struct cma_req *req,
+				    struct ib_cm_id *ib,
+				    const struct ib_cm_event *ev)
+{
+	const struct ib_cm_req_event_param *rq = &ev->param.req_rcvd;
+	struct rdma_route *route;
+	struct net_device *ndev;
+	struct cma_id *cid;
+	int ret = -ENOMEM;
+
+	cid = cma_id_alloc(req->net, listener->id.event_handler,
+			   listener->id.context, listener->id.ps, rq->qp_type,
+			   RDMA_CM_CONNECT);
+	if (IS_ERR(cid))
+		return cid;
+
+	route = &cid->id.route;
+	memcpy(&route->addr.src_addr, &req->dst, sizeof(req->dst));
+	memcpy(&route->addr.dst_addr, &req->src, sizeof(req->src));
+	route->path_rec = kmemdup(rq->primary_path, sizeof(*rq->primary_path),
+				  GFP_KERNEL);
+	if (!route->path_rec)
+		goto err;
+	route->num_pri_alt_paths = 1;
+
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(rq->ppath_sgid_attr);
+	if (!IS_ERR(ndev))
+		cma_copy_l2(&route->addr.dev_addr, ndev);
+	rcu_read_unlock();
+	rdma_addr_set_dgid(&route->addr.dev_addr, &route->path_rec->dgid);
+
+	ret = cma_attach_dev(cid, ib->device, rq->port, rq->ppath_sgid_attr);
+	if (ret)
+		goto err;
+	return cid;
+err:
+	rdma_destroy_id(&cid->id);
+	return ERR_PTR(ret);
+}
+
+static void cma_req_event(struct rdma_cm_event *event,
+			  const struct ib_cm_event *ev, u8 offset)
+{
+	const struct ib_cm_req_event_param *rq = &ev->param.req_rcvd;
+
+	event->event = RDMA_CM_EVENT_CONNECT_REQUEST;
+	event->param.conn.private_data = ev->private_data + offset;
+	event->param.conn.private_data_len =
+		IB_CM_REQ_PRIVATE_DATA_SIZE - offset;
+	event->param.conn.responder_resources = rq->responder_resources;
+	event->param.conn.initiator_depth = rq->initiator_depth;
+	event->param.conn.flow_control = rq->flow_control;
+	event->param.conn.retry_count = rq->retry_count;
+	event->param.conn.rnr_retry_count = rq->rnr_retry_count;
+	event->param.conn.srq = rq->srq;
+	event->param.conn.qp_num = rq->remote_qpn;
+	event->ece.vendor_id = rq->ece.vendor_id;
+	event->ece.attr_mod = rq->ece.attr_mod;
+}
+
+/*
+ * Hand a new connection to the listener's consumer, as the CONNECT_REQUEST
+ * of a new id, under the listener's handler mutex and then the child's.
+ * Returns what the IB CM should do with @ib: 0 to keep it, non-zero to
+ * destroy it (-ENOMEM silently, so the peer retries; otherwise with a
+ * REJ).
+ */
+static int cma_req_deliver(struct cma_id *listener, const struct cma_req *req,
+			   struct ib_cm_id *ib, const struct ib_cm_event *ev)
+{
+	struct rdma_cm_event event = {};
+	struct cma_id *child;
+	int ret;
+
+	mutex_lock(&listener->handler_mutex);
+	if (cma_state(listener) != RDMA_CM_LISTEN) {
+		ret = -ECONNABORTED;
+		goto out;
+	}
+	child = cma_req_child(listener, req, ib, ev);
+	if (IS_ERR(child)) {
+		ret = PTR_ERR(child);
+		goto out;
+	}
+
+	mutex_lock_nested(&child->handler_mutex, SINGLE_DEPTH_NESTING);
+	child->ib = ib;
+	ib->context = child;
+	ib->cm_handler = cma_ib_handler;
+
+	cma_req_event(&event, ev, CMA_HDR_SIZE);
+	ret = cma_deliver(child, &event);
+	if (ret) {
+		child->ib = NULL;
+		mutex_unlock(&listener->handler_mutex);
+		cma_destroy_handler_unlock(child);
+		return ret;
+	}
+	/* Not accepted yet: ask the peer to give the consumer time. */
+	if (!child->rep_sent && cma_state(child) == RDMA_CM_CONNECT)
+		ib_send_cm_mra(ib, CMA_CM_MRA_SETTING, NULL, 0);
+	mutex_unlock(&child->handler_mutex);
+out:
+	mutex_unlock(&listener->handler_mutex);
+	return ret;
+}
+
+/* The IB CM's callback for a REQ on one of our listens. */
+static int cma_ib_req_handler(struct ib_cm_id *ib,
+			      const struct ib_cm_event *ev)
+{
+	struct cma_req req = {};
+	struct cma_id *listener;
+	int ret;
+
+	if (ev->event != IB_CM_REQ_RECEIVED)
+		return -EINVAL;
+
+	ret = cma_req_decode(&req, ev);
+	if (ret)
+		goto out;
+
+	listener = cma_find_listener(req.net, req.ps, req.port,
+				     (struct sockaddr *)&req.dst, ib->device);
+	if (!listener) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (listener->id.qp_type != ev->param.req_rcvd.qp_type)
+		ret = -EINVAL;
+	else
+		ret = cma_req_deliver(listener, &req, ib, ev);
+	cma_id_put(listener);
+out:
+	if (req.net)
+		put_net(req.net);
+	return ret;
+}
+
+/**
+ * cma_ib_listen - listen for REQs to an id's service ID on a device
+ * @cid: the listener, bound to its port
+ * @device: the device
+ * @cm_id: where to store the IB CM listen
+ *
+ * Context: process context, cma_lock held.
+ * Return: 0 or the error of ib_cm_insert_listen().
+ */
+int cma_ib_listen(struct cma_id *cid, struct ib_device *device,
+		  struct ib_cm_id **cm_id)
+{
+	struct ib_cm_id *ib;
+
+	lockdep_assert_held(&cma_lock);
+	ib = ib_cm_insert_listen(device, cma_ib_req_handler,
+				 cma_service_id(cid->id.ps,
+						cma_addr_port(cma_src_addr(cid))));
+	if (IS_ERR(ib))
+		return PTR_ERR(ib);
+	*cm_id = ib;
+	return 0;
+}

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Listening. A listener bound to a specific address listens on its
+ * device; a wildcard listener on every device, including devices that
+ * appear later. On each device the listen is an IB CM listen on the
+ * service ID of the listener's port space and port; an incoming request
+ * is then matched to a listener through the port table, by namespace,
+ * address and device (cma_find_listener()).
+ *
+ * The lists of listens are under cma_lock.
+ */
+
+#include <linux/slab.h>
+#include <rdma/ib_cm.h>
+
+#include "cma_priv.h"
+
+/**
+ * struct cma_dev_listen - a listener's listen on one device
+ * @entry: on the listener's list of listens
+ * @cma_dev: the device
+ * @ib: the IB CM listen, shared by every listener of the same service ID
+ *	on the device (ib_cm_insert_listen() counts them)
+ */
+struct cma_dev_listen {
+	struct list_head entry;
+	struct cma_device *cma_dev;
+	struct ib_cm_id *ib;
+};
+
+/* Wildcard listeners, to be offered every device that comes. */
+static LIST_HEAD(cma_listen_any);
+
+/**
+ * cma_listen_on_device - start listening on one device
+ * @cid: the listener
+ * @cma_dev: the device; devices that speak only iWARP are skipped for now
+ *
+ * Context: process context, cma_lock held.
+ * Return: 0, or the error of the IB CM.
+ */
+int cma_listen_on_device(struct cma_id *cid, struct cma_device *cma_dev)
+{
+	struct cma_dev_listen *dl;
+	int ret;
+
+	lockdep_assert_held(&cma_lock);
+	if (!rdma_cap_ib_cm(cma_dev->device, rdma_start_port(cma_dev->device)))
+		return 0;
+
+	dl = kzalloc(sizeof(*dl), GFP_KERNEL);
+	if (!dl)
+		return -ENOMEM;
+
+	ret = cma_ib_listen(cid, cma_dev->device, &dl->ib);
+	if (ret) {
+		kfree(dl);
+		return ret;
+	}
+	dl->cma_dev = cma_dev;
+	list_add_tail(&dl->entry, &cid->listens);
+	return 0;
+}
+
+static void cma_listen_drop(struct cma_dev_listen *dl)
+{
+	list_del(&dl->entry);
+	ib_destroy_cm_id(dl->ib);
+	kfree(dl);
+}
+
+static void cma_listen_stop_locked(struct cma_id *cid)
+{
+	struct cma_dev_listen *dl, *tmp;
+
+	lockdep_assert_held(&cma_lock);
+	list_for_each_entry_safe(dl, tmp, &cid->listens, entry)
+		cma_listen_drop(dl);
+	list_del_init(&cid->listen_any_entry);
+}
+
+/**
+ * cma_listen_stop - stop every listen of a listener
+ * @cid: the listener, being destroyed
+ *
+ * A request already matched to @cid waits for @cid's handler mutex and
+ * then finds it no longer listening.
+ *
+ * Context: process context; takes cma_lock.
+ */
+void cma_listen_stop(struct cma_id *cid)
+{
+	mutex_lock(&cma_lock);
+	cma_listen_stop_locked(cid);
+	mutex_unlock(&cma_lock);
+}
+
+/**
+ * cma_listen_device_added - give wildcard listeners a new device
+ * @cma_dev: the device, just added to the device list
+ *
+ * A listener that cannot listen on it goes on without it.
+ *
+ * Context: process context, cma_lock held.
+ */
+void cma_listen_device_added(struct cma_device *cma_dev)
+{
+	struct cma_id *cid;
+
+	lockdep_assert_held(&cma_lock);
+	list_for_each_entry(cid, &cma_listen_any, listen_any_entry)
+		if (cma_listen_on_device(cid, cma_dev))
+			pr_warn_ratelimited("rdma_cm: listener %u cannot listen on %s\n",
+					    cid->handle,
+					    dev_name(&cma_dev->device->dev));
+}
+
+/**
+ * cma_listen_device_removed - drop every listen on a device going away
+ * @cma_dev: the device, already off the device list
+ *
+ * Context: process context, cma_lock held.
+ */
+void cma_listen_device_removed(struct cma_device *cma_dev)
+{
+	struct cma_dev_listen *dl, *tmp;
+	struct cma_id *cid;
+
+	lockdep_assert_held(&cma_lock);
+	list_for_each_entry(cid, &cma_listen_any, listen_any_entry)
+		list_for_each_entry_safe(dl, tmp, &cid->listens, entry)
+			if (dl->cma_dev == cma_dev)
+				cma_listen_drop(dl);
+}
+
+static int cma_listen_start(struct cma_id *cid)
+{
+	struct cma_device *cma_dev;
+	int ret = 0;
+
+	mutex_lock(&cma_lock);
+	if (cid->reuseaddr)
+		ret = cma_port_claim_for_listen(cid);
+	if (ret)
+		goto out;
+
+	if (cid->cma_dev) {
+		ret = cma_listen_on_device(cid, cid->cma_dev);
+		goto out;
+	}
+	list_for_each_entry(cma_dev, &cma_devices, list) {
+		ret = cma_listen_on_device(cid, cma_dev);
+		if (ret) {
+			cma_listen_stop_locked(cid);
+			goto out;
+		}
+	}
+	list_add_tail(&cid->listen_any_entry, &cma_listen_any);
+out:
+	mutex_unlock(&cma_lock);
+	return ret;
+}
+
+/**
+ * rdma_listen - wait for connection requests
+ * @id: the id, ADDR_BOUND (or IDLE: it is bound to 0.0.0.0 and an
+ *	ephemeral port first)
+ * @backlog: kept for the consumer (rdma_ucm enforces it)
+ *
+ * Requests arrive as RDMA_CM_EVENT_CONNECT_REQUEST on a new id, under its
+ * handler mutex, which nests inside @id's.
+ *
+ * Context: process context; may sleep.
+ * Return: 0, -EINVAL in another state, -EADDRINUSE or -EADDRNOTAVAIL if
+ * @id shares its address through reuseaddr, or the error of the IB CM.
+ */
+int rdma_listen(struct rdma_cm_id *id, int backlog)
+{
+	struct sockaddr_in any = { .sin_family = AF_INET };
+	struct cma_id *cid = to_cma_id(id);
+	int ret;
+
+	if (cma_state(cid) == RDMA_CM_IDLE) {
+		ret = cma_bind(cid, (struct sockaddr *)&any, NULL);
+		if (ret)
+			return ret;
+	}
+	if (!cma_transition(cid, RDMA_CM_ADDR_BOUND, RDMA_CM_LISTEN))
+		return -EINVAL;
+
+	cid->backlog = backlog;
+	ret = cma_listen_start(cid);
+	if (ret)
+		cma_transition(cid, RDMA_CM_LISTEN, RDMA_CM_ADDR_BOUND);
+	return ret;
+}
+EXPORT_SYMBOL(rdma_listen);
+
+/* Is @cid a listener for a request to @dst that arrived on @device? */
+static bool cma_listener_matches(struct cma_id *cid, const struct sockaddr *dst,
+				 struct ib_device *device)
+{
+	const struct sockaddr *addr = cma_src_addr(cid);
+
+	if (cma_state(cid) != RDMA_CM_LISTEN)
+		return false;
+	if (cid->id.device && cid->id.device != device)
+		return false;
+	if (addr->sa_family != dst->sa_family &&
+	    (addr->sa_family != AF_INET6 || cid->afonly))
+		return false;
+	return cma_addr_any(addr) || cma_addr_equal(addr, dst);
+}
+
+/**
+ * cma_find_listener - the listener a connection request is for
+ * @net: the namespace the request arrived in
+ * @ps: the port space of its service ID
+ * @port: the port of its service ID
+ * @dst: the address it is for, from its CM header
+ * @device: the device it arrived on
+ *
+ * Context: process context; takes cma_lock.
+ * Return: the listener, with a reference the caller must drop, or NULL.
+ */
+struct cma_id *cma_find_listener(struct net *net, enum rdma_ucm_port_space ps,
+				 u16 port, const struct sockaddr *dst,
+				 struct ib_device *device)
+{
+	struct hlist_head *owners;
+	struct cma_id *cid;
+
+	mutex_lock(&cma_lock);
+	owners = cma_port_owners(net, ps, port);
+	if (owners) {
+		hlist_for_each_entry(cid, owners, port_entry) {
+			if (cma_listener_matches(cid, dst, device)) {
+				cma_id_get(cid);
+				mutex_unlock(&cma_lock);
+				return cid;
+			}
+		}
+	}
+	mutex_unlock(&cma_lock);
+	return NULL;
+}

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Address resolution: from a destination IP address to the local device,
+ * port and source GID that reach it and the peer's hardware address,
+ * through ib_core's neighbour resolution (rdma_resolve_ip()).
+ */
+
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <net/ipv6.h>
+#include <rdma/ib_addr.h>
+
+#include "cma_priv.h"
+
+/* A source address for an id the consumer did not bind: any, of @dst's
+ * family, on @dst's interface for a link-local IPv6 destination.
+ */
+static void cma_any_src_for(struct sockaddr_storage *src,
+			    const struct sockaddr *dst)
+{
+	memset(src, 0, sizeof(*src));
+	src->ss_family = dst->sa_family;
+	if (dst->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *d6 = (const void *)dst;
+		struct sockaddr_in6 *s6 = (void *)src;
+
+		if (ipv6_addr_type(&d6->sin6_addr) & IPV6_ADDR_LINKLOCAL)
+			s6->sin6_scope_id = d6->sin6_scope_id;
+	}
+}
+
+/*
+ * Bind an IDLE id (for a well-behaved consumer) or reuse the bind of an
+ * ADDR_BOUND one, and move it to ADDR_QUERY.
+ */
+static int cma_start_query(struct cma_id *cid, const struct sockaddr *src,
+			   const struct sockaddr *dst)
+{
+	struct sockaddr_storage any;
+	int ret;
+
+	if (cma_transition(cid, RDMA_CM_ADDR_BOUND, RDMA_CM_ADDR_QUERY)) {
+		memcpy(cma_dst_addr(cid), dst, cma_addr_size(dst));
+	} else {
+		if (!src || !src->sa_family) {
+			cma_any_src_for(&any, dst);
+			src = (struct sockaddr *)&any;
+		}
+		ret = cma_bind(cid, src, dst);
+		if (ret)
+			return ret;
+		if (!cma_transition(cid, RDMA_CM_ADDR_BOUND,
+				    RDMA_CM_ADDR_QUERY))
+			return -EINVAL;
+	}
+
+	if (cma_src_addr(cid)->sa_family != dst->sa_family) {
+		cma_transition(cid, RDMA_CM_ADDR_QUERY, RDMA_CM_ADDR_BOUND);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* rdma_resolve_ip()'s callback, from ib_core's workqueue. */
+static void cma_addr_resolved(int status, struct sockaddr *src,
+			      struct rdma_dev_addr *dev_addr, void *context)
+{
+	struct cma_id *cid = context;
+	struct rdma_cm_event event = {};
+	struct sockaddr_storage old_src;
+
+	mutex_lock(&cid->handler_mutex);
+	if (!cma_transition(cid, RDMA_CM_ADDR_QUERY, RDMA_CM_ADDR_RESOLVED))
+		goto out;
+
+	memcpy(&old_src, cma_src_addr(cid), sizeof(old_src));
+	memcpy(cma_src_addr(cid), src, cma_addr_size(src));
+	if (!status && !cid->cma_dev)
+		status = cma_acquire_dev(cid);
+
+	event.event = RDMA_CM_EVENT_ADDR_RESOLVED;
+	if (status) {
+		memcpy(cma_src_addr(cid), &old_src, sizeof(old_src));
+		if (!cma_transition(cid, RDMA_CM_ADDR_RESOLVED,
+				    RDMA_CM_ADDR_BOUND))
+			goto out;
+		event.event = RDMA_CM_EVENT_ADDR_ERROR;
+		event.status = status;
+	}
+
+	if (cma_deliver(cid, &event)) {
+		cma_destroy_handler_unlock(cid);
+		return;
+	}
+out:
+	mutex_unlock(&cid->handler_mutex);
+}
+
+/**
+ * cma_cancel_addr_query - stop address resolution and wait for it
+ * @cid: the id
+ *
+ * Context: process context; may sleep. Not under @cid's handler mutex,
+ * which the callback being waited for takes.
+ */
+void cma_cancel_addr_query(struct cma_id *cid)
+{
+	if (cid->addr_query_issued)
+		rdma_addr_cancel(&cid->id.route.addr.dev_addr);
+}
+
+/**
+ * rdma_resolve_addr - find the local device and the peer's address
+ * @id: the id, IDLE (it is bound first, to @src_addr or a wildcard) or
+ *	ADDR_BOUND
+ * @src_addr: source address to bind an IDLE id to, or NULL
+ * @dst_addr: the destination, AF_INET or AF_INET6, of the id's family
+ * @timeout_ms: how long neighbour resolution may take
+ *
+ * The result comes as RDMA_CM_EVENT_ADDR_RESOLVED (the id is then
+ * ADDR_RESOLVED and bound to a device) or RDMA_CM_EVENT_ADDR_ERROR (back in
+ * ADDR_BOUND, ready for another try).
+ *
+ * Context: process context; may sleep. Not from @id's own handler.
+ * Return: 0 if resolution started; -EINVAL (wrong state, address family
+ * mismatch, malformed address), -EAFNOSUPPORT, the errors of
+ * rdma_bind_addr() for an IDLE id, or of rdma_resolve_ip().
+ */
+int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
+		      const struct sockaddr *dst_addr,
+		      unsigned long timeout_ms)
+{
+	struct cma_id *cid = to_cma_id(id);
+	int ret;
+
+	ret = cma_addr_check(dst_addr);
+	if (ret)
+		return ret;
+	ret = cma_start_query(cid, src_addr, dst_addr);
+	if (ret)
+		return ret;
+
+	/* An earlier query that failed may still be on ib_core's list. */
+	if (cid->addr_query_issued)
+		rdma_addr_cancel(&id->route.addr.dev_addr);
+	cid->addr_query_issued = true;
+	ret = rdma_resolve_ip(cma_src_addr(cid), dst_addr,
+			      &id->route.addr.dev_addr, timeout_ms,
+			      cma_addr_resolved, false, cid);
+	if (ret)
+		cma_transition(cid, RDMA_CM_ADDR_QUERY, RDMA_CM_ADDR_BOUND);
+	return ret;
+}
+EXPORT_SYMBOL(rdma_resolve_addr);
