@@ -8,6 +8,7 @@
 #include <rdma/ib_cm.h>
 
 #include "cma_priv.h"
+#include "cma_trace.h"
 
 static bool cma_is_ib(struct rdma_cm_id *id)
 {
@@ -182,11 +183,14 @@ int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 		u8 private_data_len, u8 reason)
 {
 	struct cma_id *cid = to_cma_id(id);
+	int ret;
 
 	if (!cid->ib || private_data_len > IB_CM_REJ_PRIVATE_DATA_SIZE)
 		return -EINVAL;
-	return ib_send_cm_rej(cid->ib, reason, NULL, 0, private_data,
-			      private_data_len);
+	ret = ib_send_cm_rej(cid->ib, reason, NULL, 0, private_data,
+			     private_data_len);
+	trace_cm_send(cid->handle, "REJ", ret);
+	return ret;
 }
 EXPORT_SYMBOL(rdma_reject);
 
@@ -213,8 +217,11 @@ int rdma_disconnect(struct rdma_cm_id *id)
 	if (ret)
 		return ret;
 	/* A DREQ fails if the peer's came first: then answer it. */
-	if (ib_send_cm_dreq(cid->ib, NULL, 0))
-		ib_send_cm_drep(cid->ib, NULL, 0);
+	ret = ib_send_cm_dreq(cid->ib, NULL, 0);
+	trace_cm_send(cid->handle, "DREQ", ret);
+	if (ret)
+		trace_cm_send(cid->handle, "DREP",
+			      ib_send_cm_drep(cid->ib, NULL, 0));
 	return 0;
 }
 EXPORT_SYMBOL(rdma_disconnect);

@@ -9,6 +9,7 @@
 #include <linux/slab.h>
 
 #include "cma_priv.h"
+#include "cma_trace.h"
 
 /**
  * cma_deliver - hand one event to the consumer's handler
@@ -22,8 +23,13 @@
  */
 int cma_deliver(struct cma_id *cid, struct rdma_cm_event *event)
 {
+	int ret;
+
 	lockdep_assert_held(&cid->handler_mutex);
-	return cid->id.event_handler(&cid->id, event);
+	trace_cm_event_handler(cid->handle, event, 0);
+	ret = cid->id.event_handler(&cid->id, event);
+	trace_cm_event_done(cid->handle, event, ret);
+	return ret;
 }
 
 /**

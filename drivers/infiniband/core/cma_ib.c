@@ -14,6 +14,7 @@
 #include <rdma/ib_cm.h>
 
 #include "cma_priv.h"
+#include "cma_trace.h"
 
 /* The in-box CM's response timeout (4.096 us * 2^20) and retries. */
 #define CMA_CM_RESPONSE_TIMEOUT	20
@@ -83,6 +84,7 @@ int cma_ib_connect(struct cma_id *cid, const struct rdma_conn_param *param)
 	/* Set before sending: the reply may come before we return. */
 	cid->ib = ib;
 	ret = ib_send_cm_req(ib, &req);
+	trace_cm_send(cid->handle, "REQ", ret);
 	if (ret) {
 		cid->ib = NULL;
 		ib_destroy_cm_id(ib);
@@ -96,7 +98,9 @@ out:
 static void cma_ib_reject_locally(struct cma_id *cid)
 {
 	cma_qp_to_err(cid);
-	ib_send_cm_rej(cid->ib, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0, NULL, 0);
+	trace_cm_send(cid->handle, "REJ",
+		      ib_send_cm_rej(cid->ib, IB_CM_REJ_CONSUMER_DEFINED, NULL,
+				     0, NULL, 0));
 }
 
 /**
@@ -117,8 +121,10 @@ int cma_ib_complete_connect(struct cma_id *cid)
 	ret = cma_qp_to_rtr(cid, NULL);
 	if (!ret)
 		ret = cma_qp_to_rts(cid, NULL);
-	if (!ret)
+	if (!ret) {
 		ret = ib_send_cm_rtu(cid->ib, NULL, 0);
+		trace_cm_send(cid->handle, "RTU", ret);
+	}
 	if (ret)
 		cma_ib_reject_locally(cid);
 	return ret;
@@ -160,6 +166,7 @@ int cma_ib_accept(struct cma_id *cid, const struct rdma_conn_param *param)
 	rep.ece.vendor_id = cid->ece.vendor_id;
 	rep.ece.attr_mod = cid->ece.attr_mod;
 	ret = ib_send_cm_rep(cid->ib, &rep);
+	trace_cm_send(cid->handle, "REP", ret);
 	if (!ret)
 		cid->rep_sent = true;
 	return ret;
@@ -340,7 +347,7 @@ static struct cma_id *cma_req_child(struct cma_id *listener,
 
 	cid = cma_id_alloc(req->net, listener->id.event_handler,
 			   listener->id.context, listener->id.ps, rq->qp_type,
-			   RDMA_CM_CONNECT);
+			   RDMA_CM_CONNECT, listener->owner);
 	if (IS_ERR(cid))
 		return cid;
 
@@ -429,7 +436,8 @@ static int cma_req_deliver(struct cma_id *listener, const struct cma_req *req,
 	}
 	/* Not accepted yet: ask the peer to give the consumer time. */
 	if (!child->rep_sent && cma_state(child) == RDMA_CM_CONNECT)
-		ib_send_cm_mra(ib, CMA_CM_MRA_SETTING, NULL, 0);
+		trace_cm_send(child->handle, "MRA",
+			      ib_send_cm_mra(ib, CMA_CM_MRA_SETTING, NULL, 0));
 	mutex_unlock(&child->handler_mutex);
 out:
 	mutex_unlock(&listener->handler_mutex);

@@ -18,6 +18,7 @@
 #include <rdma/ib_cm.h>
 
 #include "cma_priv.h"
+#include "cma_trace.h"
 
 /* Every live id, by handle: for the module-exit audit and listings. */
 static DEFINE_XARRAY_FLAGS(cma_ids, XA_FLAGS_ALLOC);
@@ -50,6 +51,7 @@ static bool cma_qp_type_fits(enum rdma_ucm_port_space ps,
  * @qp_type: QP type, which must fit @ps
  * @state: the state it is born in: IDLE, or CONNECT for the passive side
  *	of a connection
+ * @owner: the module or task that owns it, for listings and traces
  *
  * Context: process context; may sleep.
  * Return: the id, holding the consumer's reference, or an ERR_PTR:
@@ -57,7 +59,8 @@ static bool cma_qp_type_fits(enum rdma_ucm_port_space ps,
  */
 struct cma_id *cma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 			    void *context, enum rdma_ucm_port_space ps,
-			    enum ib_qp_type qp_type, enum rdma_cm_state state)
+			    enum ib_qp_type qp_type, enum rdma_cm_state state,
+			    const char *owner)
 {
 	struct cma_id *cid;
 	int ret;
@@ -91,6 +94,8 @@ struct cma_id *cma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 	INIT_LIST_HEAD(&cid->listens);
 	INIT_LIST_HEAD(&cid->listen_any_entry);
 	cid->seq_num = get_random_u32() & 0xffffff;
+	strscpy(cid->owner, owner, sizeof(cid->owner));
+	trace_cm_id_create(cid->handle, cid->owner);
 	return cid;
 }
 
@@ -122,12 +127,8 @@ struct rdma_cm_id *__rdma_create_kernel_id(struct net *net,
 	struct cma_id *cid;
 
 	cid = cma_id_alloc(net, event_handler, context, ps, qp_type,
-			   RDMA_CM_IDLE);
-	if (IS_ERR(cid))
-		return ERR_CAST(cid);
-
-	strscpy(cid->owner, caller ? caller : "", sizeof(cid->owner));
-	return &cid->id;
+			   RDMA_CM_IDLE, caller ? caller : "");
+	return IS_ERR(cid) ? ERR_CAST(cid) : &cid->id;
 }
 EXPORT_SYMBOL(__rdma_create_kernel_id);
 
@@ -149,15 +150,16 @@ struct rdma_cm_id *rdma_create_user_id(rdma_cm_event_handler event_handler,
 				       enum rdma_ucm_port_space ps,
 				       enum ib_qp_type qp_type)
 {
+	char comm[TASK_COMM_LEN];
 	struct cma_id *cid;
 
+	get_task_comm(comm, current);
 	cid = cma_id_alloc(current->nsproxy->net_ns, event_handler, context,
-			   ps, qp_type, RDMA_CM_IDLE);
+			   ps, qp_type, RDMA_CM_IDLE, comm);
 	if (IS_ERR(cid))
 		return ERR_CAST(cid);
 
 	cid->pid = task_tgid_vnr(current);
-	get_task_comm(cid->owner, current);
 	return &cid->id;
 }
 EXPORT_SYMBOL(rdma_create_user_id);
@@ -206,6 +208,7 @@ static void cma_id_release(struct cma_id *cid, enum rdma_cm_state old_state)
 		ib_destroy_cm_id(cid->ib);
 	cma_unbind(cid);
 
+	trace_cm_id_destroy(cid->handle, cid->owner);
 	xa_erase(&cma_ids, cid->handle);
 	cma_id_put(cid);
 	wait_for_completion(&cid->released);

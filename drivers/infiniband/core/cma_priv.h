@@ -160,7 +160,8 @@ static inline struct net *cma_id_net(struct cma_id *cid)
 /* cma_id.c */
 struct cma_id *cma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 			    void *context, enum rdma_ucm_port_space ps,
-			    enum ib_qp_type qp_type, enum rdma_cm_state state);
+			    enum ib_qp_type qp_type, enum rdma_cm_state state,
+			    const char *owner);
 void cma_id_get(struct cma_id *cid);
 void cma_id_put(struct cma_id *cid);
 void cma_destroy_handler_unlock(struct cma_id *cid);

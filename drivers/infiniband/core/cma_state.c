@@ -5,6 +5,7 @@
  */
 
 #include "cma_priv.h"
+#include "cma_trace.h"
 
 #define S(state) BIT(RDMA_CM_##state)
 
@@ -122,6 +123,8 @@ bool cma_transition(struct cma_id *cid, enum rdma_cm_state from,
 		moved = true;
 	}
 	spin_unlock_irqrestore(&cid->lock, flags);
+	if (moved)
+		trace_cm_state(cid->handle, from, to);
 	return moved;
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_transition);
@@ -142,11 +145,16 @@ enum rdma_cm_state cma_enter(struct cma_id *cid, enum rdma_cm_state to)
 	enum rdma_cm_state old;
 	unsigned long flags;
 
+	bool moved;
+
 	spin_lock_irqsave(&cid->lock, flags);
 	old = cid->state;
-	if (cma_state_allows(old, to))
+	moved = cma_state_allows(old, to);
+	if (moved)
 		WRITE_ONCE(cid->state, to);
 	spin_unlock_irqrestore(&cid->lock, flags);
+	if (moved)
+		trace_cm_state(cid->handle, old, to);
 	return old;
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_enter);
