@@ -168,7 +168,7 @@ static void cma_api_bind_wildcard_and_ports(struct kunit *test)
 
 	/* The same wildcard port again: taken. */
 	b = any4(port);
-	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL,
+	KUNIT_EXPECT_EQ(test, -EADDRINUSE,
 			rdma_bind_addr(y, (struct sockaddr *)&b));
 	KUNIT_EXPECT_EQ(test, RDMA_CM_IDLE, cma_state(to_cma_id(y)));
 	rdma_destroy_id(x);
@@ -195,7 +195,7 @@ static void cma_api_reuseaddr_shares_until_listen(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, rdma_bind_addr(y, (struct sockaddr *)&a));
 
 	/* A listener must be alone on its address. */
-	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL, rdma_listen(x, 1));
+	KUNIT_EXPECT_EQ(test, -EADDRINUSE, rdma_listen(x, 1));
 	KUNIT_EXPECT_EQ(test, RDMA_CM_ADDR_BOUND, cma_state(to_cma_id(x)));
 	/* Reuse cannot be turned off once bound. */
 	KUNIT_EXPECT_EQ(test, -EINVAL, rdma_set_reuseaddr(x, 0));

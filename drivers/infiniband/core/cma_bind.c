@@ -116,7 +116,9 @@ void cma_unbind(struct cma_id *cid)
  * Context: process context; may sleep.
  * Return: 0, or -EINVAL (wrong state, malformed address), -EAFNOSUPPORT,
  * -EADDRNOTAVAIL (no RDMA device has the address, or no port is free),
- * -EADDRINUSE, -EACCES (a port below 1024 without CAP_NET_BIND_SERVICE).
+ * -EADDRINUSE (the port is taken; in-box answers -EADDRNOTAVAIL when
+ * either side is a wildcard), -EACCES (a port below 1024 without
+ * CAP_NET_BIND_SERVICE).
  */
 int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 {

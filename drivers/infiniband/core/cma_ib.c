@@ -10,6 +10,7 @@
 
 #include <linux/netdevice.h>
 #include <linux/slab.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
 
@@ -307,6 +308,22 @@ struct cma_req {
 	struct sockaddr_storage dst;
 };
 
+/*
+ * On RoCE a GID is an IP address: the header's destination must be the
+ * one the request was sent to, or the header lies about where it goes.
+ */
+static bool cma_req_addressed_to(const struct ib_cm_event *ev,
+				 struct sockaddr *dst)
+{
+	const struct ib_gid_attr *attr = ev->param.req_rcvd.ppath_sgid_attr;
+	union ib_gid gid;
+
+	if (!attr || !rdma_protocol_roce(attr->device, attr->port_num))
+		return true;
+	rdma_ip2gid(dst, &gid);
+	return !memcmp(&gid, &attr->gid, sizeof(gid));
+}
+
 static int cma_req_decode(struct cma_req *req, const struct ib_cm_event *ev)
 {
 	__be64 sid = ev->param.req_rcvd.primary_path->service_id;
@@ -318,6 +335,8 @@ static int cma_req_decode(struct cma_req *req, const struct ib_cm_event *ev)
 	ret = cma_hdr_decode(ev->private_data, &req->src, &req->dst);
 	if (ret)
 		return ret;
+	if (!cma_req_addressed_to(ev, (struct sockaddr *)&req->dst))
+		return -EINVAL;
 	cma_addr_set_port((struct sockaddr *)&req->dst, req->port);
 	req->net = cma_req_net(ev);
 	return req->net ? 0 : -ENODEV;

@@ -171,8 +171,8 @@ out:
  * handler mutex, which nests inside @id's.
  *
  * Context: process context; may sleep.
- * Return: 0, -EINVAL in another state, -EADDRINUSE or -EADDRNOTAVAIL if
- * @id shares its address through reuseaddr, or the error of the IB CM.
+ * Return: 0, -EINVAL in another state, -EADDRINUSE if @id shares its
+ * address through reuseaddr, or the error of the IB CM.
  */
 int rdma_listen(struct rdma_cm_id *id, int backlog)
 {

@@ -116,9 +116,9 @@ static int cma_port_check_explicit(struct cma_port *port, struct cma_id *cid,
 		if (cid->afonly && other->afonly &&
 		    addr->sa_family != other_addr->sa_family)
 			continue;
-		if (cma_addr_any(addr) || cma_addr_any(other_addr))
-			return -EADDRNOTAVAIL;
-		if (cma_addr_equal(addr, other_addr))
+		/* In-box says -EADDRNOTAVAIL for a wildcard; sockets don't. */
+		if (cma_addr_any(addr) || cma_addr_any(other_addr) ||
+		    cma_addr_equal(addr, other_addr))
 			return -EADDRINUSE;
 	}
 	return 0;
@@ -209,7 +209,8 @@ static int cma_port_bind_explicit(struct cma_id *cid, u16 num)
  *
  * Context: process context, cma_lock held.
  * Return: 0 with the port written into @cid's source address,
- * -EADDRINUSE or -EADDRNOTAVAIL when it is taken, -EACCES for a
+ * -EADDRINUSE when the port asked for is taken, -EADDRNOTAVAIL when no
+ * ephemeral port is left, -EACCES for a
  * privileged port without CAP_NET_BIND_SERVICE, -ENOMEM.
  */
 int cma_port_bind(struct cma_id *cid)
@@ -251,7 +252,7 @@ void cma_port_release(struct cma_id *cid)
  * reuseaddr were off and turn it off on success.
  *
  * Context: process context, cma_lock held.
- * Return: 0, -EADDRINUSE or -EADDRNOTAVAIL.
+ * Return: 0 or -EADDRINUSE.
  */
 int cma_port_claim_for_listen(struct cma_id *cid)
 {
