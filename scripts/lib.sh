@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Shared by the scripts in this folder: where the cache lives, logging.
 
 CM_CACHE=${CM_CACHE:-/var/cache/rdma-cm}
