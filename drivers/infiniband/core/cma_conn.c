@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The connection calls of the API: connect, accept, reject, disconnect,
- * notify. They check the id's state and hand the work to the transport
- * (cma_ib.c for InfiniBand and RoCE).
+ * notify. They check the id's state and hand the work to the transport:
+ * cma_ib.c for InfiniBand and RoCE, cma_iw.c for iWARP.
  */
 
 #include <rdma/ib_cm.h>
+#include <rdma/iw_cm.h>
 
 #include "cma_priv.h"
 #include "cma_trace.h"
@@ -13,6 +14,17 @@
 static bool cma_is_ib(struct rdma_cm_id *id)
 {
 	return id->device && rdma_cap_ib_cm(id->device, id->port_num);
+}
+
+static bool cma_is_iw(struct rdma_cm_id *id)
+{
+	return id->device && rdma_cap_iw_cm(id->device, id->port_num);
+}
+
+/* A connection exists, being set up or up, on either transport. */
+static bool cma_has_conn(struct cma_id *cid)
+{
+	return cid->ib || cid->iw;
 }
 
 static bool cma_is_connected_qp(struct rdma_cm_id *id)
@@ -24,8 +36,9 @@ static bool cma_is_connected_qp(struct rdma_cm_id *id)
  * rdma_connect_locked - start connecting, from the id's own handler
  * @id: the id, in ROUTE_RESOLVED, its handler mutex held (this is for the
  *	ROUTE_RESOLVED handler)
- * @conn_param: connection parameters; private_data is carried behind the
- *	CM's own header, at most 56 bytes on InfiniBand and RoCE
+ * @conn_param: connection parameters; on InfiniBand and RoCE the private
+ *	data is carried behind the CM's own header, at most 56 bytes; iWARP
+ *	carries it as is
  *
  * Without a QP on @id, qp_num and srq come from @conn_param.
  *
@@ -51,10 +64,14 @@ int rdma_connect_locked(struct rdma_cm_id *id,
 		cid->srq = conn_param->srq;
 	}
 
-	if (cma_is_ib(id) && cma_is_connected_qp(id))
-		ret = cma_ib_connect(cid, conn_param);
-	else
+	if (!cma_is_connected_qp(id))
 		ret = -EOPNOTSUPP;
+	else if (cma_is_ib(id))
+		ret = cma_ib_connect(cid, conn_param);
+	else if (cma_is_iw(id))
+		ret = cma_iw_connect(cid, conn_param);
+	else
+		ret = -EINVAL;
 	if (ret)
 		cma_transition(cid, RDMA_CM_CONNECT, RDMA_CM_ROUTE_RESOLVED);
 	return ret;
@@ -108,6 +125,7 @@ EXPORT_SYMBOL(rdma_connect_ece);
  *	side, an id without QP that got CONNECT_RESPONSE
  * @conn_param: the passive side's answer (private data at most 196 bytes
  *	on InfiniBand and RoCE); NULL on the active side, to send the RTU
+ *	(InfiniBand and RoCE only)
  *
  * The QP, if any, moves to RTR and RTS first. ESTABLISHED follows. If
  * accepting fails, the QP goes to ERR and the peer gets a REJ.
@@ -123,7 +141,11 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	int ret;
 
 	lockdep_assert_held(&cid->handler_mutex);
-	if (cma_state(cid) != RDMA_CM_CONNECT || !cid->ib)
+	if (cma_state(cid) != RDMA_CM_CONNECT || !cma_has_conn(cid))
+		return -EINVAL;
+	if (!cma_is_connected_qp(id))
+		return -EOPNOTSUPP;
+	if (cid->iw && !conn_param)
 		return -EINVAL;
 
 	if (!id->qp && conn_param) {
@@ -131,9 +153,9 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 		cid->srq = conn_param->srq;
 	}
 
-	if (!cma_is_connected_qp(id))
-		return -EOPNOTSUPP;
-	if (conn_param)
+	if (cid->iw)
+		ret = cma_iw_accept(cid, conn_param);
+	else if (conn_param)
 		ret = cma_ib_accept(cid, conn_param);
 	else
 		ret = cma_ib_complete_connect(cid);
@@ -170,8 +192,9 @@ EXPORT_SYMBOL(rdma_accept_ece);
  * @id: an id with a connection being set up
  * @private_data: data for the peer, or NULL
  * @private_data_len: its length, at most 148 bytes on InfiniBand and RoCE
- * @reason: the reject reason; IB_CM_REJ_CONSUMER_DEFINED lets the peer
- *	read @private_data with rdma_consumer_reject_data()
+ * @reason: the IB CM reject reason; IB_CM_REJ_CONSUMER_DEFINED lets the
+ *	peer read @private_data with rdma_consumer_reject_data(). iWARP has
+ *	no reasons: its peer always sees -ECONNREFUSED.
  *
  * The id keeps its state; the consumer destroys it.
  *
@@ -185,6 +208,11 @@ int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 	struct cma_id *cid = to_cma_id(id);
 	int ret;
 
+	if (cid->iw) {
+		ret = iw_cm_reject(cid->iw, private_data, private_data_len);
+		trace_cm_send(cid->handle, "MPA reject", ret);
+		return ret;
+	}
 	if (!cid->ib || private_data_len > IB_CM_REJ_PRIVATE_DATA_SIZE)
 		return -EINVAL;
 	ret = ib_send_cm_rej(cid->ib, reason, NULL, 0, private_data,
@@ -198,9 +226,10 @@ EXPORT_SYMBOL(rdma_reject);
  * rdma_disconnect - tear a connection down
  * @id: a connected id
  *
- * The QP goes to ERR, flushing its work requests, and the peer gets a
- * DREQ (or, if it sent one first, a DREP). DISCONNECTED follows on both
- * sides, then TIMEWAIT_EXIT.
+ * On InfiniBand and RoCE the QP goes to ERR, flushing its work requests,
+ * and the peer gets a DREQ (or, if it sent one first, a DREP);
+ * DISCONNECTED follows on both sides, then TIMEWAIT_EXIT. On iWARP the
+ * connection is closed gracefully and iw_cm moves the QP.
  *
  * Context: process context.
  * Return: 0, -EINVAL if @id has no connection, or the error of the QP
@@ -211,6 +240,8 @@ int rdma_disconnect(struct rdma_cm_id *id)
 	struct cma_id *cid = to_cma_id(id);
 	int ret;
 
+	if (cid->iw)
+		return iw_cm_disconnect(cid->iw, 0);
 	if (!cid->ib)
 		return -EINVAL;
 	ret = cma_qp_to_err(cid);
@@ -233,12 +264,15 @@ EXPORT_SYMBOL(rdma_disconnect);
  *	connection whose RTU was lost
  *
  * Context: process context or the QP's event handler.
- * Return: 0, -EINVAL if @id has no connection, or the IB CM's error.
+ * Return: 0 (iWARP needs no help), -EINVAL if @id has no connection, or
+ * the IB CM's error.
  */
 int rdma_notify(struct rdma_cm_id *id, enum ib_event_type event)
 {
 	struct cma_id *cid = to_cma_id(id);
 
+	if (cid->iw)
+		return 0;
 	if (!cid->ib)
 		return -EINVAL;
 	return ib_cm_notify(cid->ib, event);
@@ -258,8 +292,11 @@ EXPORT_SYMBOL(rdma_notify);
 const void *rdma_consumer_reject_data(struct rdma_cm_id *id,
 				      struct rdma_cm_event *ev, u8 *data_len)
 {
-	if (ev->event == RDMA_CM_EVENT_REJECTED && cma_is_ib(id) &&
-	    ev->status == IB_CM_REJ_CONSUMER_DEFINED) {
+	bool consumer = cma_is_ib(id) ?
+			ev->status == IB_CM_REJ_CONSUMER_DEFINED :
+			cma_is_iw(id) && ev->status == -ECONNREFUSED;
+
+	if (ev->event == RDMA_CM_EVENT_REJECTED && consumer) {
 		*data_len = ev->param.conn.private_data_len;
 		return ev->param.conn.private_data;
 	}

@@ -16,6 +16,7 @@
 #include <linux/xarray.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
+#include <rdma/iw_cm.h>
 
 #include "cma_priv.h"
 #include "cma_trace.h"
@@ -203,9 +204,11 @@ static void cma_id_release(struct cma_id *cid, enum rdma_cm_state old_state)
 	cma_cancel_addr_query(cid);
 	if (old_state == RDMA_CM_LISTEN || old_state == RDMA_CM_DEVICE_REMOVAL)
 		cma_listen_stop(cid);
-	/* Sends a DREQ first if the connection is up. */
+	/* These tear a live connection down first (DREQ, or TCP close). */
 	if (cid->ib)
 		ib_destroy_cm_id(cid->ib);
+	if (cid->iw)
+		iw_destroy_cm_id(cid->iw);
 	cma_unbind(cid);
 
 	trace_cm_id_destroy(cid->handle, cid->owner);

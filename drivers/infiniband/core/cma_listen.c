@@ -12,6 +12,7 @@
 
 #include <linux/slab.h>
 #include <rdma/ib_cm.h>
+#include <rdma/iw_cm.h>
 
 #include "cma_priv.h"
 
@@ -21,11 +22,13 @@
  * @cma_dev: the device
  * @ib: the IB CM listen, shared by every listener of the same service ID
  *	on the device (ib_cm_insert_listen() counts them)
+ * @iw: or the iWARP CM listen, the listener's own
  */
 struct cma_dev_listen {
 	struct list_head entry;
 	struct cma_device *cma_dev;
 	struct ib_cm_id *ib;
+	struct iw_cm_id *iw;
 };
 
 /* Wildcard listeners, to be offered every device that comes. */
@@ -34,25 +37,26 @@ static LIST_HEAD(cma_listen_any);
 /**
  * cma_listen_on_device - start listening on one device
  * @cid: the listener
- * @cma_dev: the device; devices that speak only iWARP are skipped for now
+ * @cma_dev: the device, speaking the IB CM or the iWARP CM
  *
  * Context: process context, cma_lock held.
- * Return: 0, or the error of the IB CM.
+ * Return: 0, or the error of the IB CM or iWARP CM.
  */
 int cma_listen_on_device(struct cma_id *cid, struct cma_device *cma_dev)
 {
+	struct ib_device *device = cma_dev->device;
 	struct cma_dev_listen *dl;
 	int ret;
 
 	lockdep_assert_held(&cma_lock);
-	if (!rdma_cap_ib_cm(cma_dev->device, rdma_start_port(cma_dev->device)))
-		return 0;
-
 	dl = kzalloc(sizeof(*dl), GFP_KERNEL);
 	if (!dl)
 		return -ENOMEM;
 
-	ret = cma_ib_listen(cid, cma_dev->device, &dl->ib);
+	if (rdma_cap_ib_cm(device, rdma_start_port(device)))
+		ret = cma_ib_listen(cid, device, &dl->ib);
+	else
+		ret = cma_iw_listen(cid, device, &dl->iw);
 	if (ret) {
 		kfree(dl);
 		return ret;
@@ -65,7 +69,10 @@ int cma_listen_on_device(struct cma_id *cid, struct cma_device *cma_dev)
 static void cma_listen_drop(struct cma_dev_listen *dl)
 {
 	list_del(&dl->entry);
-	ib_destroy_cm_id(dl->ib);
+	if (dl->ib)
+		ib_destroy_cm_id(dl->ib);
+	else
+		iw_destroy_cm_id(dl->iw);
 	kfree(dl);
 }
 

@@ -67,6 +67,7 @@ struct cma_device {
  *	added later are offered to, under cma_lock
  * @backlog: what rdma_listen() was given
  * @ib: the IB CM id of a connection; set under the handler mutex
+ * @iw: the iWARP CM id of a connection; set under the handler mutex
  * @qp_mutex: serialises changes of @id.qp against the CM's own
  *	modifications of the QP
  * @seq_num: the starting packet sequence number (24 bits) of our side
@@ -106,6 +107,7 @@ struct cma_id {
 	int backlog;
 
 	struct ib_cm_id *ib;
+	struct iw_cm_id *iw;
 	struct mutex qp_mutex;		/* protects id.qp */
 	u32 seq_num;
 	u32 qp_num;
@@ -236,6 +238,14 @@ int cma_ib_accept(struct cma_id *cid, const struct rdma_conn_param *param);
 int cma_ib_complete_connect(struct cma_id *cid);
 int cma_ib_listen(struct cma_id *cid, struct ib_device *device,
 		  struct ib_cm_id **cm_id);
+
+/* cma_iw.c */
+int cma_iw_connect(struct cma_id *cid, const struct rdma_conn_param *param);
+int cma_iw_accept(struct cma_id *cid, const struct rdma_conn_param *param);
+int cma_iw_listen(struct cma_id *cid, struct ib_device *device,
+		  struct iw_cm_id **cm_id);
+int cma_iw_init_qp_attr(struct cma_id *cid, struct ib_qp_attr *attr,
+			int *mask);
 
 /* cma_debugfs.c */
 void cma_debugfs_init(void);

@@ -39,15 +39,6 @@ static int cma_ib_init_attr(struct cma_id *cid, struct ib_qp_attr *attr,
 	return 0;
 }
 
-static int cma_iw_init_attr(struct cma_id *cid, struct ib_qp_attr *attr,
-			    int *mask)
-{
-	attr->qp_access_flags = 0;
-	attr->port_num = cid->id.port_num;
-	*mask = IB_QP_STATE | IB_QP_ACCESS_FLAGS | IB_QP_PORT;
-	return 0;
-}
-
 /**
  * rdma_init_qp_attr - the attributes to move an id's QP to a state
  * @id: the id, bound to a device
@@ -80,7 +71,7 @@ int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 		if (qp_attr->qp_state == IB_QPS_RTR)
 			qp_attr->rq_psn = cid->seq_num;
 	} else if (rdma_cap_iw_cm(id->device, id->port_num)) {
-		ret = cma_iw_init_attr(cid, qp_attr, qp_attr_mask);
+		ret = cma_iw_init_qp_attr(cid, qp_attr, qp_attr_mask);
 	} else {
 		return -EINVAL;
 	}

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connections over the iWARP CM: listen, connect, accept, reject and
+ * disconnect through iw_cm, and the translation of its events. iWARP
+ * carries the consumer's private data as is, with its real length, and
+ * connections are always RC in the TCP port space.
+ *
+ * iw_cm callbacks run in process context, from iw_cm's workqueue; a
+ * callback that returns non-zero has iw_cm destroy its iw_cm_id.
+ */
+
+#include <rdma/iw_cm.h>
+
+#include "cma_priv.h"
+#include "cma_trace.h"
+
+static int cma_iw_handler(struct iw_cm_id *iw, struct iw_cm_event *ev);
+
+static void cma_iw_set_tos(struct cma_id *cid, struct iw_cm_id *iw)
+{
+	iw->tos = cid->tos;
+	iw->tos_set = cid->tos_set;
+}
+
+static void cma_iw_param(struct iw_cm_conn_param *iwp, struct cma_id *cid,
+			 const struct rdma_conn_param *param)
+{
+	memset(iwp, 0, sizeof(*iwp));
+	iwp->ord = param->initiator_depth;
+	iwp->ird = param->responder_resources;
+	iwp->private_data = param->private_data;
+	iwp->private_data_len = param->private_data_len;
+	iwp->qpn = cid->id.qp ? cid->qp_num : param->qp_num;
+}
+
+/**
+ * cma_iw_connect - connect over iWARP
+ * @cid: the id, in CONNECT, its route resolved
+ * @param: the consumer's connection parameters
+ *
+ * The QP goes to RTR first; iw_cm takes it to RTS once the connection is
+ * up.
+ *
+ * Context: process context; may sleep.
+ * Return: 0, or the error of the QP or iw_cm, with nothing left behind.
+ */
+int cma_iw_connect(struct cma_id *cid, const struct rdma_conn_param *param)
+{
+	struct iw_cm_conn_param iwp;
+	struct iw_cm_id *iw;
+	int ret;
+
+	iw = iw_create_cm_id(cid->id.device, cma_iw_handler, cid);
+	if (IS_ERR(iw))
+		return PTR_ERR(iw);
+
+	cma_iw_set_tos(cid, iw);
+	memcpy(&iw->local_addr, cma_src_addr(cid),
+	       cma_addr_size(cma_src_addr(cid)));
+	memcpy(&iw->remote_addr, cma_dst_addr(cid),
+	       cma_addr_size(cma_dst_addr(cid)));
+
+	cid->iw = iw;
+	ret = cma_qp_to_rtr(cid, param);
+	if (!ret) {
+		cma_iw_param(&iwp, cid, param);
+		ret = iw_cm_connect(iw, &iwp);
+		trace_cm_send(cid->handle, "MPA request", ret);
+	}
+	if (ret) {
+		cid->iw = NULL;
+		iw_destroy_cm_id(iw);
+	}
+	return ret;
+}
+
+/**
+ * cma_iw_accept - accept an iWARP connection request
+ * @cid: the passive id, in CONNECT
+ * @param: the consumer's parameters
+ *
+ * Context: process context, @cid's handler mutex held.
+ * Return: 0, or the error of the QP or iw_cm.
+ */
+int cma_iw_accept(struct cma_id *cid, const struct rdma_conn_param *param)
+{
+	struct iw_cm_conn_param iwp;
+	int ret;
+
+	lockdep_assert_held(&cid->handler_mutex);
+	ret = cma_qp_to_rtr(cid, param);
+	if (ret)
+		return ret;
+	cma_iw_param(&iwp, cid, param);
+	ret = iw_cm_accept(cid->iw, &iwp);
+	trace_cm_send(cid->handle, "MPA reply", ret);
+	return ret;
+}
+
+/* The CM event of an iw_cm event on a connection, or false for none. */
+static bool cma_iw_event(struct cma_id *cid, const struct iw_cm_event *ev,
+			 struct rdma_cm_event *event)
+{
+	switch (ev->event) {
+	case IW_CM_EVENT_CLOSE:
+		event->event = RDMA_CM_EVENT_DISCONNECTED;
+		break;
+	case IW_CM_EVENT_CONNECT_REPLY:
+		/* The connection may have got other addresses (mapping). */
+		memcpy(cma_src_addr(cid), &ev->local_addr,
+		       cma_addr_size((struct sockaddr *)&ev->local_addr));
+		memcpy(cma_dst_addr(cid), &ev->remote_addr,
+		       cma_addr_size((struct sockaddr *)&ev->remote_addr));
+		switch (ev->status) {
+		case 0:
+			event->event = RDMA_CM_EVENT_ESTABLISHED;
+			break;
+		case -ECONNRESET:
+		case -ECONNREFUSED:
+			event->event = RDMA_CM_EVENT_REJECTED;
+			break;
+		case -ETIMEDOUT:
+			event->event = RDMA_CM_EVENT_UNREACHABLE;
+			break;
+		default:
+			event->event = RDMA_CM_EVENT_CONNECT_ERROR;
+			break;
+		}
+		break;
+	case IW_CM_EVENT_ESTABLISHED:
+		event->event = RDMA_CM_EVENT_ESTABLISHED;
+		break;
+	default:
+		return false;
+	}
+	event->status = ev->status;
+	event->param.conn.initiator_depth = ev->ird;
+	event->param.conn.responder_resources = ev->ord;
+	event->param.conn.private_data = ev->private_data;
+	event->param.conn.private_data_len = ev->private_data_len;
+	return true;
+}
+
+/* iw_cm's callback for a connecting or connected id. */
+static int cma_iw_handler(struct iw_cm_id *iw, struct iw_cm_event *ev)
+{
+	struct cma_id *cid = iw->context;
+	struct rdma_cm_event event = {};
+	int ret;
+
+	mutex_lock(&cid->handler_mutex);
+	if (cma_state(cid) != RDMA_CM_CONNECT || !cma_iw_event(cid, ev, &event))
+		goto out;
+
+	ret = cma_deliver(cid, &event);
+	if (ret) {
+		/* iw_cm destroys @iw when we return non-zero. */
+		cid->iw = NULL;
+		cma_destroy_handler_unlock(cid);
+		return ret;
+	}
+out:
+	mutex_unlock(&cid->handler_mutex);
+	return 0;
+}
+
+/* The passive id of an iWARP connection request, born in CONNECT. */
+static struct cma_id *cma_iw_child(struct cma_id *listener,
+				   const struct iw_cm_event *ev)
+{
+	struct rdma_dev_addr *dev_addr;
+	struct cma_id *cid;
+	int ret;
+
+	cid = cma_id_alloc(cma_id_net(listener), listener->id.event_handler,
+			   listener->id.context, RDMA_PS_TCP, IB_QPT_RC,
+			   RDMA_CM_CONNECT, listener->owner);
+	if (IS_ERR(cid))
+		return cid;
+
+	memcpy(cma_src_addr(cid), &ev->local_addr,
+	       cma_addr_size((struct sockaddr *)&ev->local_addr));
+	memcpy(cma_dst_addr(cid), &ev->remote_addr,
+	       cma_addr_size((struct sockaddr *)&ev->remote_addr));
+	dev_addr = &cid->id.route.addr.dev_addr;
+	ret = rdma_translate_ip(cma_src_addr(cid), dev_addr);
+	if (!ret)
+		ret = cma_acquire_dev(cid);
+	if (ret) {
+		rdma_destroy_id(&cid->id);
+		return ERR_PTR(ret);
+	}
+	return cid;
+}
+
+/* iw_cm's callback for a connection request on one of our listens. */
+static int cma_iw_req_handler(struct iw_cm_id *iw, struct iw_cm_event *ev)
+{
+	struct rdma_cm_event event = {
+		.event = RDMA_CM_EVENT_CONNECT_REQUEST,
+		.param.conn.private_data = ev->private_data,
+		.param.conn.private_data_len = ev->private_data_len,
+		.param.conn.initiator_depth = ev->ird,
+		.param.conn.responder_resources = ev->ord,
+	};
+	struct cma_id *listener = iw->context, *child;
+	int ret = -ECONNABORTED;
+
+	mutex_lock(&listener->handler_mutex);
+	if (cma_state(listener) != RDMA_CM_LISTEN)
+		goto out;
+	child = cma_iw_child(listener, ev);
+	if (IS_ERR(child)) {
+		ret = PTR_ERR(child);
+		goto out;
+	}
+
+	mutex_lock_nested(&child->handler_mutex, SINGLE_DEPTH_NESTING);
+	child->iw = iw;
+	iw->context = child;
+	iw->cm_handler = cma_iw_handler;
+	ret = cma_deliver(child, &event);
+	if (ret) {
+		child->iw = NULL;
+		mutex_unlock(&listener->handler_mutex);
+		cma_destroy_handler_unlock(child);
+		return ret;
+	}
+	mutex_unlock(&child->handler_mutex);
+out:
+	mutex_unlock(&listener->handler_mutex);
+	return ret;
+}
+
+/**
+ * cma_iw_listen - listen for iWARP connection requests on a device
+ * @cid: the listener, bound to its address and port
+ * @device: the device
+ * @cm_id: where to store the iw_cm listen
+ *
+ * Context: process context, cma_lock held.
+ * Return: 0 or the error of iw_cm.
+ */
+int cma_iw_listen(struct cma_id *cid, struct ib_device *device,
+		  struct iw_cm_id **cm_id)
+{
+	struct iw_cm_id *iw;
+	int ret;
+
+	lockdep_assert_held(&cma_lock);
+	iw = iw_create_cm_id(device, cma_iw_req_handler, cid);
+	if (IS_ERR(iw))
+		return PTR_ERR(iw);
+
+	cma_iw_set_tos(cid, iw);
+	iw->afonly = cid->afonly;
+	memcpy(&iw->local_addr, cma_src_addr(cid),
+	       cma_addr_size(cma_src_addr(cid)));
+	ret = iw_cm_listen(iw, cid->backlog);
+	if (ret) {
+		iw_destroy_cm_id(iw);
+		return ret;
+	}
+	*cm_id = iw;
+	return 0;
+}
+
+/**
+ * cma_iw_init_qp_attr - the QP attributes of an iWARP connection
+ * @cid: the id
+ * @attr: in: the state wanted; out: its attributes
+ * @mask: out: which are set
+ *
+ * Context: process context.
+ * Return: 0 or the error of iw_cm.
+ */
+int cma_iw_init_qp_attr(struct cma_id *cid, struct ib_qp_attr *attr,
+			int *mask)
+{
+	int ret = 0;
+
+	if (cid->iw) {
+		ret = iw_cm_init_qp_attr(cid->iw, attr, mask);
+	} else {
+		attr->qp_access_flags = 0;
+		*mask = IB_QP_STATE | IB_QP_ACCESS_FLAGS;
+	}
+	attr->port_num = cid->id.port_num;
+	*mask |= IB_QP_PORT;
+	return ret;
+}
+
+/**
+ * rdma_iw_cm_id - the iw_cm id behind an rdma_cm id
+ * @id: the id
+ *
+ * Context: any; the answer holds while @id's connection does.
+ * Return: the iw_cm id of @id's iWARP connection, or NULL.
+ */
+struct iw_cm_id *rdma_iw_cm_id(struct rdma_cm_id *id)
+{
+	return to_cma_id(id)->iw;
+}
+EXPORT_SYMBOL(rdma_iw_cm_id);
