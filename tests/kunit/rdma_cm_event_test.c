@@ -76,11 +76,39 @@ static void cma_event_nonzero_verdict_destroys(struct kunit *test)
 	cma_test_queue(test, id, RDMA_CM_IDLE, RDMA_CM_IDLE,
 		       RDMA_CM_EVENT_DEVICE_REMOVAL, 0);
 	flush_workqueue(cma_wq);
+	cma_id_flush_releases();
 
 	/* The CM destroyed the id; the test must not touch it again. */
 	KUNIT_EXPECT_EQ(test, 1, atomic_read(&c.calls));
 	KUNIT_EXPECT_EQ(test, live, cma_id_count());
 	KUNIT_EXPECT_EQ(test, netns_refs, refcount_read(&init_net.ns.count));
+}
+
+/*
+ * Two events queued for one id, the first one's handler asking for the
+ * id's destruction: the second still holds a reference, queued behind
+ * the first on the ordered workqueue. The destruction must not wait for
+ * it there (a deadlock), and it must not be delivered.
+ */
+static void cma_event_verdict_with_more_queued(struct kunit *test)
+{
+	unsigned long live = cma_id_count();
+	struct cma_test_consumer c;
+	struct rdma_cm_id *id;
+
+	cma_test_consumer_init(&c);
+	c.verdict = 1;
+	id = cma_test_create_id(test, &c);
+
+	cma_test_queue(test, id, RDMA_CM_IDLE, RDMA_CM_IDLE,
+		       RDMA_CM_EVENT_ADDR_CHANGE, 0);
+	cma_test_queue(test, id, RDMA_CM_IDLE, RDMA_CM_IDLE,
+		       RDMA_CM_EVENT_ADDR_CHANGE, 0);
+	flush_workqueue(cma_wq);
+	cma_id_flush_releases();
+
+	KUNIT_EXPECT_EQ(test, 1, atomic_read(&c.calls));
+	KUNIT_EXPECT_EQ(test, live, cma_id_count());
 }
 
 static void cma_event_lock_handler_holds_delivery(struct kunit *test)
@@ -269,6 +297,7 @@ static struct kunit_case cma_event_cases[] = {
 	KUNIT_CASE(cma_event_delivered_with_transition),
 	KUNIT_CASE(cma_event_stale_is_dropped),
 	KUNIT_CASE(cma_event_nonzero_verdict_destroys),
+	KUNIT_CASE(cma_event_verdict_with_more_queued),
 	KUNIT_CASE(cma_event_lock_handler_holds_delivery),
 	KUNIT_CASE(cma_event_destroy_waits_for_sleeping_handler),
 	KUNIT_CASE(cma_event_destroy_waits_for_queued_work),

@@ -67,7 +67,7 @@ static void cma_event_work_handler(struct work_struct *work)
 	if (cma_event_work_applies(w) && cma_deliver(cid, &w->event)) {
 		/* Ours goes first: the destroy below waits for all others. */
 		cma_id_put(cid);
-		cma_destroy_handler_unlock(cid);
+		cma_destroy_handler_unlock_deferred(cid);
 	} else {
 		mutex_unlock(&cid->handler_mutex);
 		cma_id_put(cid);

@@ -25,6 +25,10 @@
 static DEFINE_XARRAY_FLAGS(cma_ids, XA_FLAGS_ALLOC);
 static u32 cma_next_handle;
 
+/* Destructions decided on cma_wq finish here; see below. */
+static struct workqueue_struct *cma_release_wq;
+static void cma_release_work(struct work_struct *work);
+
 static bool cma_qp_type_fits(enum rdma_ucm_port_space ps,
 			     enum ib_qp_type qp_type)
 {
@@ -94,6 +98,7 @@ struct cma_id *cma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 	INIT_LIST_HEAD(&cid->device_entry);
 	INIT_LIST_HEAD(&cid->listens);
 	INIT_LIST_HEAD(&cid->listen_any_entry);
+	INIT_WORK(&cid->release_work, cma_release_work);
 	cid->seq_num = get_random_u32() & 0xffffff;
 	strscpy(cid->owner, owner, sizeof(cid->owner));
 	trace_cm_id_create(cid->handle, cid->owner);
@@ -194,16 +199,15 @@ void cma_id_put(struct cma_id *cid)
 EXPORT_SYMBOL_IF_KUNIT(cma_id_put);
 
 /*
- * Stop what was in flight in @old_state, undo everything the id acquired,
- * then wait for the last reference and free it. The id is DESTROYING, so
- * nothing new can start on it; a callback already running sees the state
- * and delivers nothing, and the cancel or destroy calls below wait for it.
+ * Stop what is in flight, undo everything the id acquired, then wait for
+ * the last reference and free it. The id is DESTROYING, so nothing new
+ * can start on it; a callback already running sees the state and
+ * delivers nothing, and the cancel or destroy calls below wait for it.
  */
-static void cma_id_release(struct cma_id *cid, enum rdma_cm_state old_state)
+static void cma_id_release(struct cma_id *cid)
 {
 	cma_cancel_addr_query(cid);
-	if (old_state == RDMA_CM_LISTEN || old_state == RDMA_CM_DEVICE_REMOVAL)
-		cma_listen_stop(cid);
+	cma_listen_stop(cid);
 	/* These tear a live connection down first (DREQ, or TCP close). */
 	if (cid->ib)
 		ib_destroy_cm_id(cid->ib);
@@ -233,12 +237,36 @@ static void cma_id_release(struct cma_id *cid, enum rdma_cm_state old_state)
  */
 void cma_destroy_handler_unlock(struct cma_id *cid)
 {
-	enum rdma_cm_state old_state;
-
 	lockdep_assert_held(&cid->handler_mutex);
-	old_state = cma_enter(cid, RDMA_CM_DESTROYING);
+	cma_enter(cid, RDMA_CM_DESTROYING);
 	mutex_unlock(&cid->handler_mutex);
-	cma_id_release(cid, old_state);
+	cma_id_release(cid);
+}
+
+static void cma_release_work(struct work_struct *work)
+{
+	struct cma_id *cid = container_of(work, struct cma_id, release_work);
+
+	cma_id_release(cid);
+}
+
+/**
+ * cma_destroy_handler_unlock_deferred - destroy an id from cma_wq
+ * @cid: the id; the caller's reference (the consumer's) is consumed
+ *
+ * As cma_destroy_handler_unlock(), but the wait for the id's last
+ * references happens on another workqueue: cma_wq is ordered, and work
+ * queued behind the caller may hold one of them.
+ *
+ * Context: a cma_wq work item, with @cid->handler_mutex held; returns with
+ * it released. The id is DESTROYING when this returns, and freed soon.
+ */
+void cma_destroy_handler_unlock_deferred(struct cma_id *cid)
+{
+	lockdep_assert_held(&cid->handler_mutex);
+	cma_enter(cid, RDMA_CM_DESTROYING);
+	mutex_unlock(&cid->handler_mutex);
+	queue_work(cma_release_wq, &cid->release_work);
 }
 
 /**
@@ -306,3 +334,38 @@ unsigned long cma_id_count(void)
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_id_count);
+
+/**
+ * cma_id_flush_releases - wait for the destructions already deferred
+ *
+ * Context: process context; may sleep. Not from cma_release_wq.
+ */
+void cma_id_flush_releases(void)
+{
+	flush_workqueue(cma_release_wq);
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_id_flush_releases);
+
+/**
+ * cma_ids_init - set up what id destruction needs
+ *
+ * Context: process context, module init.
+ * Return: 0 or -ENOMEM.
+ */
+int cma_ids_init(void)
+{
+	cma_release_wq = alloc_workqueue("rdma_cm_release", WQ_UNBOUND, 0);
+	return cma_release_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * cma_ids_exit - wait for deferred destructions, then check none is left
+ *
+ * Context: process context, module exit, after cma_wq is gone.
+ */
+void cma_ids_exit(void)
+{
+	destroy_workqueue(cma_release_wq);
+	/* Consumers hold a module reference while they have ids. */
+	WARN_ON(!xa_empty(&cma_ids));
+}

@@ -29,9 +29,13 @@ static int __init cma_init(void)
 	if (!cma_wq)
 		return -ENOMEM;
 
-	ret = cma_ports_init();
+	ret = cma_ids_init();
 	if (ret)
 		goto err_destroy_wq;
+
+	ret = cma_ports_init();
+	if (ret)
+		goto err_ids;
 
 	ret = cma_devices_init();
 	if (ret)
@@ -42,6 +46,8 @@ static int __init cma_init(void)
 
 err_ports:
 	cma_ports_exit();
+err_ids:
+	cma_ids_exit();
 err_destroy_wq:
 	destroy_workqueue(cma_wq);
 	return ret;
@@ -51,10 +57,9 @@ static void __exit cma_exit(void)
 {
 	cma_debugfs_exit();
 	cma_devices_exit();
-	cma_ports_exit();
 	destroy_workqueue(cma_wq);
-	/* Consumers hold a module reference while they have ids. */
-	WARN_ON(cma_id_count());
+	cma_ids_exit();
+	cma_ports_exit();
 }
 
 module_init(cma_init);

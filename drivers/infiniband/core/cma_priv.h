@@ -80,9 +80,13 @@ struct cma_device {
  * @tos_set: @tos was chosen by rdma_set_service_type()
  * @timeout_set: @timeout was chosen by rdma_set_ack_timeout()
  * @min_rnr_timer_set: @min_rnr_timer was chosen by rdma_set_min_rnr_timer()
- * @addr_query_issued: rdma_resolve_ip() was called on the id at least once,
- *	so destruction and reissue must cancel it
+ * @addr_query_pending: rdma_resolve_ip() was called and its callback has
+ *	not started: destruction must cancel it (the callback clears it
+ *	first thing, so a destruction from the callback does not wait for
+ *	itself)
  * @rep_sent: the passive side has sent its REP
+ * @release_work: finishes a destruction decided on cma_wq (see
+ *	cma_destroy_handler_unlock_deferred())
  * @tos: type of service for RoCE traffic
  * @timeout: the QP's local ACK timeout
  * @min_rnr_timer: the QP's minimal RNR NAK timer
@@ -120,11 +124,12 @@ struct cma_id {
 	bool tos_set;
 	bool timeout_set;
 	bool min_rnr_timer_set;
-	bool addr_query_issued;
+	bool addr_query_pending;
 	bool rep_sent;
 	u8 tos;
 	u8 timeout;
 	u8 min_rnr_timer;
+	struct work_struct release_work;
 };
 
 static inline struct cma_id *to_cma_id(struct rdma_cm_id *id)
@@ -167,6 +172,10 @@ struct cma_id *cma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 void cma_id_get(struct cma_id *cid);
 void cma_id_put(struct cma_id *cid);
 void cma_destroy_handler_unlock(struct cma_id *cid);
+void cma_destroy_handler_unlock_deferred(struct cma_id *cid);
+void cma_id_flush_releases(void);
+int cma_ids_init(void);
+void cma_ids_exit(void);
 unsigned long cma_id_count(void);
 
 /* cma_event.c */

@@ -70,6 +70,7 @@ static void cma_addr_resolved(int status, struct sockaddr *src,
 	struct sockaddr_storage old_src;
 
 	mutex_lock(&cid->handler_mutex);
+	cid->addr_query_pending = false;
 	if (!cma_transition(cid, RDMA_CM_ADDR_QUERY, RDMA_CM_ADDR_RESOLVED))
 		goto out;
 
@@ -98,14 +99,14 @@ out:
 
 /**
  * cma_cancel_addr_query - stop address resolution and wait for it
- * @cid: the id
+ * @cid: the id; nothing happens unless a query is pending
  *
  * Context: process context; may sleep. Not under @cid's handler mutex,
  * which the callback being waited for takes.
  */
 void cma_cancel_addr_query(struct cma_id *cid)
 {
-	if (cid->addr_query_issued)
+	if (cid->addr_query_pending)
 		rdma_addr_cancel(&cid->id.route.addr.dev_addr);
 }
 
@@ -140,15 +141,14 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 	if (ret)
 		return ret;
 
-	/* An earlier query that failed may still be on ib_core's list. */
-	if (cid->addr_query_issued)
-		rdma_addr_cancel(&id->route.addr.dev_addr);
-	cid->addr_query_issued = true;
+	cid->addr_query_pending = true;
 	ret = rdma_resolve_ip(cma_src_addr(cid), dst_addr,
 			      &id->route.addr.dev_addr, timeout_ms,
 			      cma_addr_resolved, false, cid);
-	if (ret)
+	if (ret) {
+		cid->addr_query_pending = false;
 		cma_transition(cid, RDMA_CM_ADDR_QUERY, RDMA_CM_ADDR_BOUND);
+	}
 	return ret;
 }
 EXPORT_SYMBOL(rdma_resolve_addr);
