@@ -4,6 +4,8 @@
 #
 #   make                build every module against KDIR
 #   make check          the whole test suite (scripts/check)
+#   make interop        our rdma_cm and the in-box one on two guests joined
+#                       by a virtual wire, both directions (tests/interop/run)
 #   make demo           boot the test kernel with rxe and siw and show the
 #                       module at work (scripts/demo)
 #   make test-kernel    build (or find) the cached test kernel
@@ -28,10 +30,13 @@ clean:
 check:
 	scripts/check
 
+interop:
+	tests/interop/run
+
 demo:
 	scripts/demo
 
 test-kernel:
 	scripts/test-kernel
 
-.PHONY: modules clean check demo test-kernel
+.PHONY: modules clean check interop demo test-kernel

@@ -8,9 +8,6 @@
 # shellcheck source=tests/e2e/cm_e2e/cm_lib.sh
 . "$CM_TOP/tests/e2e/cm_e2e/cm_lib.sh"
 
-for a in "$CM_RXE_ADDR4" "$CM_RXE_ADDR6"; do
-	cm_e2e connect "addr=$a" "port=$CM_E2E_PORT"
-	cm_e2e server_disconnect "addr=$a" "port=$CM_E2E_PORT"
-	cm_e2e reject "addr=$a" "port=$CM_E2E_PORT"
-done
+cm_e2e connect,server_disconnect,reject \
+	"addr=$CM_RXE_ADDR4,$CM_RXE_ADDR6" "port=$CM_E2E_PORT"
 cm_e2e_done

@@ -18,13 +18,13 @@ ns_pid=$!
 cleanup() {
 	kill "$ns_pid" 2> /dev/null || true
 	wait "$ns_pid" 2> /dev/null || true
-	rdma link show siw0/1 > /dev/null 2>&1 ||
+	[ -e /sys/class/infiniband/siw0 ] ||
 		rdma link add siw0 type siw netdev veth1
 }
 trap cleanup EXIT
 
 in_other_netns() {
-	[ "$(readlink "/proc/$ns_pid/ns/net")" != "$(readlink /proc/self/ns/net)" ]
+	! [ "/proc/$ns_pid/ns/net" -ef /proc/self/ns/net ]
 }
 wait_for "pid $ns_pid in a new network namespace" in_other_netns
 

@@ -7,10 +7,6 @@
 # shellcheck source=tests/e2e/cm_e2e/cm_lib.sh
 . "$CM_TOP/tests/e2e/cm_e2e/cm_lib.sh"
 
-cm_e2e destroy_states "addr=$CM_RXE_ADDR4" "port=$CM_E2E_PORT"
-cm_e2e destroy_states "addr=$CM_RXE_ADDR6" "port=$CM_E2E_PORT"
-cm_e2e bad_input "addr=$CM_RXE_ADDR4" "addr2=$CM_SIW_ADDR4" \
-	"port=$CM_E2E_PORT"
-cm_e2e bad_input "addr=$CM_RXE_ADDR6" "addr2=$CM_SIW_ADDR6" \
-	"port=$CM_E2E_PORT"
+cm_e2e destroy_states,bad_input "addr=$CM_RXE_ADDR4,$CM_RXE_ADDR6" \
+	"addr2=$CM_SIW_ADDR4,$CM_SIW_ADDR6" "port=$CM_E2E_PORT"
 cm_e2e_done

@@ -17,17 +17,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ip link add veth2 type veth peer name veth3
-ip addr add "$RXE1_ADDR4/24" dev veth2
-ip -6 addr add "$RXE1_ADDR6/64" dev veth2 nodad
-ip link set veth2 up
-ip link set veth3 up
+ip -batch - <<-EOF
+	link add veth2 type veth peer name veth3
+	addr add $RXE1_ADDR4/24 dev veth2
+	addr add $RXE1_ADDR6/64 dev veth2 nodad
+	link set veth2 up
+	link set veth3 up
+EOF
 rdma link add rxe1 type rxe netdev veth2
-wait_for "rxe1 port ACTIVE" \
-	sh -c 'rdma link show rxe1/1 | grep -q "state ACTIVE"'
+wait_for "rxe1 port ACTIVE" port_active rxe1
 
-cm_e2e wildcard laddr=0.0.0.0 "addr=$CM_RXE_ADDR4" "addr2=$RXE1_ADDR4" \
-	"port=$CM_E2E_PORT"
-cm_e2e wildcard laddr=:: "addr=$CM_RXE_ADDR6" "addr2=$RXE1_ADDR6" \
-	"port=$CM_E2E_PORT"
+cm_e2e wildcard laddr=0.0.0.0,:: "addr=$CM_RXE_ADDR4,$CM_RXE_ADDR6" \
+	"addr2=$RXE1_ADDR4,$RXE1_ADDR6" "port=$CM_E2E_PORT"
 cm_e2e_done

@@ -13,8 +13,10 @@ expect_devices "siw0 1 iwarp"
 rdma link delete siw0
 expect_devices
 
-rdma link add rxe0 type rxe netdev veth0
-rdma link add siw0 type siw netdev veth1
+rdma -b - <<-EOF
+	link add rxe0 type rxe netdev veth0
+	link add siw0 type siw netdev veth1
+EOF
 expect_devices "rxe0 1 roce" "siw0 1 iwarp"
 
 rmmod rdma_cm

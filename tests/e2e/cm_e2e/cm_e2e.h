@@ -109,10 +109,13 @@ struct cme_event {
  * @nr_recv_done: successful receive completions polled
  * @recv_len: byte_len of the last receive completion
  * @qp_num: the QP's number, 0 before it has one
+ * @peer_qpn: the peer's QP number, as the CM reported it
  * @index: the scenario's number for this endpoint
  * @destroy_on_established: the handler destroys the QP and returns 1 on
  *	ESTABLISHED, so the CM destroys the id
  * @handler_error: first error a handler met on this endpoint
+ * @tag_qpn: messages carry the sender's QP number in bytes 4 to 7,
+ *	checked against @peer_qpn on receipt
  * @lock: protects @events, @nr_events, @id_gone
  * @wq: woken when an event is recorded
  * @events: the log
@@ -140,9 +143,11 @@ struct cme_ep {
 	unsigned int nr_recv_done;
 	u32 recv_len;
 	u32 qp_num;
+	u32 peer_qpn;
 	u32 index;
 	bool destroy_on_established;
 	int handler_error;
+	bool tag_qpn;
 
 	/* protects events, nr_events, cursor, closing, dying, id_gone */
 	spinlock_t lock;
@@ -204,10 +209,11 @@ struct cme_listener {
  * @addr2: a second address (wildcard: the second device; others: siw)
  * @laddr: the address the listener binds, with @port
  * @port: the port
- * @count: number of connections (sequential, concurrent)
+ * @count: number of connections (sequential, concurrent, serve, dial)
  * @strict: also check what the in-box rdma_cm does differently
  * @netns_pid: a process in the other network namespace (netns)
  * @has_addr2: @addr2 was given
+ * @wait_ms: serve: how long to wait for a client
  */
 struct cme_params {
 	struct sockaddr_storage addr;
@@ -218,6 +224,7 @@ struct cme_params {
 	bool strict;
 	int netns_pid;
 	bool has_addr2;
+	unsigned int wait_ms;
 };
 
 /* endpoint.c */
@@ -253,6 +260,8 @@ struct cme_listener *cme_listener_create(struct net *net,
 					 const char *name);
 void cme_listener_set_policy(struct cme_listener *l, enum cme_policy policy);
 struct cme_ep *cme_listener_take(struct cme_listener *l);
+struct cme_ep *cme_listener_take_wait(struct cme_listener *l,
+				      unsigned int ms);
 int cme_listener_expect_none(struct cme_listener *l, unsigned int ms);
 void cme_listener_destroy(struct cme_listener *l);
 int cme_listener_event(struct cme_listener *l, struct rdma_cm_id *id,
@@ -267,6 +276,7 @@ int cme_client_connect(struct cme_ep *ep);
 int cme_client_established(struct cme_ep *ep);
 int cme_start_connect(struct cme_listener *l, const struct sockaddr *dst,
 		      u32 index, struct cme_ep **clip, struct cme_ep **srvp);
+int cme_check_request(struct cme_ep *srv, u32 index, u32 qp_num);
 int cme_server_request(struct cme_ep *srv, const struct cme_ep *cli);
 int cme_server_established(struct cme_ep *srv, struct cme_ep *cli);
 int cme_server_accepted(struct cme_ep *srv, struct cme_ep *cli);
@@ -277,6 +287,9 @@ int cme_disconnect(struct cme_ep *first, struct cme_ep *second);
 void cme_with_port(struct sockaddr_storage *dst,
 		   const struct sockaddr_storage *src, u16 port);
 u16 cme_port_of(const struct sockaddr_storage *ss);
+void cme_set_state(const char *state);
+void cme_result(const char *name, const struct sockaddr_storage *ss, int ret,
+		unsigned long start);
 
 /* scen_conn.c */
 int cme_scen_connect(const struct cme_params *p);
@@ -285,6 +298,7 @@ int cme_scen_server_disconnect(const struct cme_params *p);
 int cme_scen_sequential(const struct cme_params *p);
 int cme_scen_concurrent(const struct cme_params *p);
 int cme_scen_wildcard(const struct cme_params *p);
+int cme_check_rejected(struct cme_ep *cli);
 
 /* scen_state.c */
 int cme_scen_destroy_states(const struct cme_params *p);
@@ -292,5 +306,9 @@ int cme_scen_bad_input(const struct cme_params *p);
 
 /* scen_netns.c */
 int cme_scen_netns(const struct cme_params *p);
+
+/* scen_wire.c */
+int cme_scen_serve(const struct cme_params *sets, unsigned int n);
+int cme_scen_dial(const struct cme_params *p);
 
 #endif /* CM_E2E_H */

@@ -1,13 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers for the tests/e2e/cm_*.sh scripts, which run inside the guest
-# after tests/e2e/lib/common.sh: run cm_e2e.ko scenarios and keep score.
+# after tests/e2e/lib/common.sh: run batches of cm_e2e.ko scenarios and
+# keep score.
 # shellcheck shell=bash
 
 CM_E2E_KO=tests/e2e/cm_e2e/cm_e2e.ko
+CM_E2E_PARAMS=/sys/module/cm_e2e/parameters
 # shellcheck disable=SC2034 # used by the scripts that source this
 CM_E2E_PORT=7471
 cm_e2e_failed=()
+cm_e2e_verdicts=()
 cm_e2e_runs=0
+cm_e2e_batches=0
+cm_e2e_pid=
+cm_e2e_args=
+cm_e2e_mark=
 
 [ -e "$CM_E2E_KO" ] ||
 	fail "$CM_E2E_KO is missing: build it (make, or make -C KDIR M=\$PWD/tests/e2e/cm_e2e modules)"
@@ -23,57 +30,117 @@ else
 fi
 
 # The RDMA resources (restrack) the module made and did not destroy:
-# ids, QPs, CQs, PDs, MRs whose owner is cm_e2e.
+# ids, QPs, CQs, PDs, MRs whose owner is cm_e2e.  One rdma, no grep.
 cm_e2e_leftovers() {
-	printf 'resource show %s\n' cm_id qp cq pd mr |
-		rdma -f -b - 2> /dev/null | grep -w cm_e2e || true
+	local out line show
+
+	show=$'resource show cm_id\nresource show qp\nresource show cq'
+	show+=$'\nresource show pd\nresource show mr'
+	out=$(rdma -f -b - 2> /dev/null <<< "$show") || true
+	while IFS= read -r line; do
+		[[ $line != *cm_e2e* ]] || printf '%s\n' "$line"
+	done <<< "$out"
 }
 
 # The CM may still be destroying an id whose handler returned non-zero.
 cm_e2e_nothing_left() {
 	local tries=50
+
 	while [ -n "$(cm_e2e_leftovers)" ]; do
 		tries=$((tries - 1))
 		[ "$tries" -gt 0 ] || return 1
-		sleep 0.1
+		nap 0.1
 	done
 }
 
-# cm_e2e SCENARIO [PARAM=VALUE...]: insmod cm_e2e.ko for one scenario,
-# show its kernel messages, rmmod it.  The scenario passed when insmod
-# succeeded; a failure is recorded and the script goes on.
-cm_e2e() {
-	local name=$1 mark rc=0
-	shift
-	cm_e2e_runs=$((cm_e2e_runs + 1))
-	mark="cm_e2e-run-$$-$cm_e2e_runs"
-	echo "== $name $*"
-	echo "$mark: $name $*" > /dev/kmsg
-	insmod "$CM_E2E_KO" "scenario=$name" "strict=$CM_E2E_STRICT" "$@" ||
-		rc=$?
-	dmesg | sed -n "/$mark/,\$p" | grep -E 'cm_e2e|FAIL|WARNING|BUG' |
-		grep -v "$mark" || true
-	if grep -q '^cm_e2e ' /proc/modules; then
-		rmmod cm_e2e || rc=1
+# The module's kernel messages since MARK: what a failed batch said.
+cm_e2e_messages() {
+	local mark=$1 log line seen=0
+
+	log=$(dmesg)
+	while IFS= read -r line; do
+		if [ "$seen" = 0 ]; then
+			[[ $line != *"$mark"* ]] || seen=1
+			continue
+		fi
+		[[ ! $line =~ cm_e2e|FAIL|WARNING|BUG ]] || printf '%s\n' "$line"
+	done <<< "$log"
+}
+
+# cm_e2e_start SCENARIOS [PARAM=VALUE...]: start one insmod of cm_e2e.ko
+# in the background, to run a batch: SCENARIOS is a comma-separated list
+# of NAME (once per parameter set: the n-th addr, addr2 and laddr) or
+# NAME@N (set N only).  While it runs, $CM_E2E_PARAMS/state says how far
+# it got.
+cm_e2e_start() {
+	cm_e2e_args="$*"
+	cm_e2e_batches=$((cm_e2e_batches + 1))
+	cm_e2e_mark="cm_e2e-batch-$$-$cm_e2e_batches"
+	echo "== $cm_e2e_args"
+	echo "$cm_e2e_mark: $cm_e2e_args" > /dev/kmsg
+	insmod "$CM_E2E_KO" "scenario=$1" "strict=$CM_E2E_STRICT" "${@:2}" &
+	cm_e2e_pid=$!
+}
+
+# cm_e2e_finish: wait for the batch; print each run's verdict, and the
+# kernel messages if one failed; then rmmod, and nothing the module made
+# may be left.  A failure is recorded and the script goes on.
+cm_e2e_finish() {
+	local rc=0 line verdict name addr ms failed=0
+	local -a results=()
+
+	wait "$cm_e2e_pid" || rc=$?
+	if [ "$rc" = 0 ]; then
+		mapfile -t results < "$CM_E2E_PARAMS/results"
+		if ! rmmod cm_e2e; then
+			echo "FAIL: rmmod cm_e2e" >&2
+			cm_e2e_failed+=("rmmod after $cm_e2e_args")
+		fi
+	else
+		# Init failed, the module is gone: its messages tell.
+		echo "-- kernel messages of the batch:"
+		while IFS= read -r line; do
+			echo "    $line"
+			if [[ $line =~ scenario\ ([a-z_]+)\ ([^ ]+):\ (PASS|FAIL) ]]
+			then
+				results+=("${BASH_REMATCH[3]} ${BASH_REMATCH[1]} ${BASH_REMATCH[2]} ?")
+			fi
+		done <<< "$(cm_e2e_messages "$cm_e2e_mark")"
+	fi
+	for line in "${results[@]}"; do
+		read -r verdict name addr ms <<< "$line"
+		cm_e2e_runs=$((cm_e2e_runs + 1))
+		cm_e2e_verdicts+=("$line")
+		if [ "$verdict" = PASS ]; then
+			echo "ok: $name $addr ($ms ms)"
+		else
+			echo "FAIL: $name $addr" >&2
+			cm_e2e_failed+=("$name $addr")
+			failed=1
+		fi
+	done
+	if [ "$rc" != 0 ] && [ "$failed" = 0 ]; then
+		echo "FAIL: $cm_e2e_args (insmod exit $rc)" >&2
+		cm_e2e_failed+=("$cm_e2e_args")
 	fi
 	if ! cm_e2e_nothing_left; then
-		echo "FAIL: $name left these behind:" >&2
+		echo "FAIL: $cm_e2e_args left these behind:" >&2
 		cm_e2e_leftovers >&2
-		rc=1
+		cm_e2e_failed+=("$cm_e2e_args: leftovers")
 	fi
-	if [ "$rc" = 0 ]; then
-		echo "ok: $name $*"
-	else
-		echo "FAIL: $name $* (insmod exit $rc)" >&2
-		cm_e2e_failed+=("$name $*")
-	fi
+}
+
+# cm_e2e SCENARIOS [PARAM=VALUE...]: cm_e2e_start, then cm_e2e_finish.
+cm_e2e() {
+	cm_e2e_start "$@"
+	cm_e2e_finish
 }
 
 # cm_e2e_done: the script's verdict.
 cm_e2e_done() {
 	if [ ${#cm_e2e_failed[@]} -gt 0 ]; then
 		printf 'failed: %s\n' "${cm_e2e_failed[@]}" >&2
-		fail "${#cm_e2e_failed[@]} of $cm_e2e_runs scenario runs failed"
+		fail "${#cm_e2e_failed[@]} failures in $cm_e2e_runs scenario runs"
 	fi
 	echo "all $cm_e2e_runs scenario runs passed"
 }

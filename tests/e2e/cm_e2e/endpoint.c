@@ -20,6 +20,8 @@
 #define CME_WR_RECV	0x7e
 #define CME_CQ_SIZE	16
 #define CME_QP_WRS	4
+/* Where a message tagged with its sender's QP number has it. */
+#define CME_QPN_AT	4
 
 /* Fewer messages, for the scenarios that make many connections. */
 bool cme_quiet;
@@ -348,6 +350,8 @@ int cme_ep_post_send(struct cme_ep *ep, u8 seed, u32 index)
 	ib_dma_sync_single_for_cpu(ep->dma_dev, ep->send_dma, CME_MSG_LEN,
 				   DMA_TO_DEVICE);
 	cme_pattern(ep->send_buf, CME_MSG_LEN, seed, index);
+	if (ep->tag_qpn)
+		put_unaligned_le32(ep->qp_num, ep->send_buf + CME_QPN_AT);
 	ib_dma_sync_single_for_device(ep->dma_dev, ep->send_dma, CME_MSG_LEN,
 				      DMA_TO_DEVICE);
 	sge.addr = ep->send_dma;
@@ -421,7 +425,9 @@ int cme_ep_wait_wc(struct cme_ep *ep, unsigned int sends, unsigned int recvs)
  */
 int cme_ep_check_recv(struct cme_ep *ep, u8 seed, u32 index)
 {
+	u8 msg[CME_MSG_LEN], want[CME_MSG_LEN];
 	char what[48];
+	u32 qpn;
 
 	if (ep->recv_len != CME_MSG_LEN) {
 		pr_err("FAIL: %s: received %u bytes, expected %u\n", ep->name,
@@ -430,8 +436,20 @@ int cme_ep_check_recv(struct cme_ep *ep, u8 seed, u32 index)
 	}
 	ib_dma_sync_single_for_cpu(ep->dma_dev, ep->recv_dma, CME_MSG_LEN,
 				   DMA_FROM_DEVICE);
+	memcpy(msg, ep->recv_buf, sizeof(msg));
+	if (ep->tag_qpn) {
+		qpn = get_unaligned_le32(msg + CME_QPN_AT);
+		if (qpn != ep->peer_qpn) {
+			pr_err("FAIL: %s: the message comes from QP %u, the CM named QP %u\n",
+			       ep->name, qpn, ep->peer_qpn);
+			return -EPROTO;
+		}
+		/* The rest is the pattern: put its bytes back there. */
+		cme_pattern(want, sizeof(want), seed, index);
+		memcpy(msg + CME_QPN_AT, want + CME_QPN_AT, sizeof(qpn));
+	}
 	snprintf(what, sizeof(what), "%s: received message", ep->name);
-	return cme_check_pattern(what, ep->recv_buf, CME_MSG_LEN, seed, index);
+	return cme_check_pattern(what, msg, CME_MSG_LEN, seed, index);
 }
 
 static int cme_ep_map(struct cme_ep *ep)

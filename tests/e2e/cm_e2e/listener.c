@@ -7,6 +7,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
+#include <linux/minmax.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <asm/unaligned.h>
@@ -251,6 +252,37 @@ static bool cme_listener_has_conn(struct cme_listener *l)
 	return ret;
 }
 
+/* Sleeps this long at most, to stay clear of the hung task detector. */
+#define CME_NAP_MS	10000
+
+/**
+ * cme_listener_take_wait() - the oldest connection not taken yet
+ * @l: the listener
+ * @ms: how long to wait for one
+ *
+ * The caller owns the endpoint.
+ *
+ * Return: the passive endpoint, or an ERR_PTR (-ETIMEDOUT).
+ */
+struct cme_ep *cme_listener_take_wait(struct cme_listener *l, unsigned int ms)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(ms);
+	long left;
+
+	while (!cme_listener_has_conn(l)) {
+		left = deadline - jiffies;
+		if (left <= 0) {
+			pr_err("FAIL: %s: no CONNECT_REQUEST in %u ms\n",
+			       l->name, ms);
+			return ERR_PTR(-ETIMEDOUT);
+		}
+		wait_event_timeout(l->wq, cme_listener_has_conn(l),
+				   min_t(long, left,
+					 msecs_to_jiffies(CME_NAP_MS)));
+	}
+	return cme_listener_pop(l);
+}
+
 /**
  * cme_listener_take() - the oldest connection the scenario has not taken
  * @l: the listener
@@ -261,13 +293,7 @@ static bool cme_listener_has_conn(struct cme_listener *l)
  */
 struct cme_ep *cme_listener_take(struct cme_listener *l)
 {
-	if (!wait_event_timeout(l->wq, cme_listener_has_conn(l),
-				msecs_to_jiffies(CME_TIMEOUT_MS))) {
-		pr_err("FAIL: %s: no CONNECT_REQUEST in %u ms\n", l->name,
-		       CME_TIMEOUT_MS);
-		return ERR_PTR(-ETIMEDOUT);
-	}
-	return cme_listener_pop(l);
+	return cme_listener_take_wait(l, CME_TIMEOUT_MS);
 }
 
 /**
@@ -429,6 +455,7 @@ int cme_client_established(struct cme_ep *ep)
 		       e->status);
 		return -EPROTO;
 	}
+	ep->peer_qpn = e->conn.qp_num;
 	if (!e->has_pdata || e->pdata_len < CME_PDATA_LEN) {
 		pr_err("FAIL: %s: ESTABLISHED with %u bytes of private data, expected at least %u\n",
 		       ep->name, e->has_pdata ? e->pdata_len : 0,
@@ -473,16 +500,18 @@ static const struct cme_event *cme_ep_find(struct cme_ep *ep,
 }
 
 /**
- * cme_server_request() - check the CONNECT_REQUEST of a passive endpoint
+ * cme_check_request() - check the CONNECT_REQUEST of a passive endpoint
  * @srv: the passive endpoint
- * @cli: the active endpoint that connected, with its QP
+ * @index: the number of the client's connection
+ * @qp_num: the client's QP number, or 0 if not known here
  *
  * It must be the first event, on a new id, with the client's private
  * data, parameters (mirrored: the passive side's view) and QP number.
+ * The QP number it names becomes @srv's peer_qpn.
  *
  * Return: 0 or a negative errno.
  */
-int cme_server_request(struct cme_ep *srv, const struct cme_ep *cli)
+int cme_check_request(struct cme_ep *srv, u32 index, u32 qp_num)
 {
 	const struct cme_event *e;
 	char what[48];
@@ -509,23 +538,38 @@ int cme_server_request(struct cme_ep *srv, const struct cme_ep *cli)
 	}
 	snprintf(what, sizeof(what), "%s: request private data", srv->name);
 	if (cme_check_pattern(what, e->pdata, CME_PDATA_LEN, CME_SEED_REQ,
-			      cli->index))
+			      index))
 		return -EPROTO;
+	srv->peer_qpn = e->conn.qp_num;
 	/* The passive side sees the active side's resources mirrored. */
 	if (e->conn.responder_resources != CME_INIT_DEPTH ||
 	    e->conn.initiator_depth != CME_RESP_RES ||
 	    e->conn.flow_control != 1 || e->conn.retry_count != CME_RETRY ||
 	    e->conn.rnr_retry_count != CME_RNR_RETRY || e->conn.srq ||
-	    e->conn.qp_num != cli->qp_num) {
+	    (qp_num && e->conn.qp_num != qp_num)) {
 		pr_err("FAIL: %s: CONNECT_REQUEST conn: responder_resources %u initiator_depth %u flow_control %u retry_count %u rnr_retry_count %u srq %u qp_num %u, expected %u %u 1 %u %u 0 %u\n",
 		       srv->name, e->conn.responder_resources,
 		       e->conn.initiator_depth, e->conn.flow_control,
 		       e->conn.retry_count, e->conn.rnr_retry_count,
 		       e->conn.srq, e->conn.qp_num, CME_INIT_DEPTH,
-		       CME_RESP_RES, CME_RETRY, CME_RNR_RETRY, cli->qp_num);
+		       CME_RESP_RES, CME_RETRY, CME_RNR_RETRY, qp_num);
 		return -EPROTO;
 	}
 	return 0;
+}
+
+/**
+ * cme_server_request() - check the CONNECT_REQUEST of a passive endpoint
+ * @srv: the passive endpoint
+ * @cli: the active endpoint that connected, with its QP
+ *
+ * cme_check_request() with @cli's index and QP number.
+ *
+ * Return: 0 or a negative errno.
+ */
+int cme_server_request(struct cme_ep *srv, const struct cme_ep *cli)
+{
+	return cme_check_request(srv, cli->index, cli->qp_num);
 }
 
 /**

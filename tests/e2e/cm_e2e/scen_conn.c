@@ -192,7 +192,17 @@ int cme_scen_server_disconnect(const struct cme_params *p)
 	return cme_connect_common(p, CME_SERVER_FIRST);
 }
 
-static int cme_check_rejected(struct cme_ep *cli)
+/**
+ * cme_check_rejected() - wait for REJECTED as the listener sends it
+ * @cli: the active endpoint
+ *
+ * Status IB_CM_REJ_CONSUMER_DEFINED, CME_PDATA_LEN bytes of the
+ * CME_SEED_REJ pattern of @cli's index both as private data and from
+ * rdma_consumer_reject_data(), and rdma_reject_msg() says "consumer".
+ *
+ * Return: 0 or a negative errno.
+ */
+int cme_check_rejected(struct cme_ep *cli)
 {
 	const struct cme_event *e;
 	char what[48];
