@@ -143,12 +143,30 @@ static void cma_addr_helpers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EINVAL, cma_addr_check(NULL));
 }
 
+/* Multicast GIDs of IP groups on RoCE, as the in-box CM maps them. */
+static void cma_mc_mgids(struct kunit *test)
+{
+	static const u8 v2[16] = { [10] = 0xff, 0xff, 239, 1, 2, 3 };
+	static const u8 v1[16] = { 0xff, 0x0e, [10] = 0xff, 0xff, 239, 1, 2, 3 };
+	struct sockaddr_in6 g6 = v6("ff0e::1:2:3", 0, 0);
+	struct sockaddr_in g4 = v4("239.1.2.3", 0);
+	union ib_gid mgid;
+
+	cma_mc_mgid(SA(g4), IB_GID_TYPE_ROCE_UDP_ENCAP, &mgid);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(v2, mgid.raw, 16));
+	cma_mc_mgid(SA(g4), IB_GID_TYPE_ROCE, &mgid);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(v1, mgid.raw, 16));
+	cma_mc_mgid(SA(g6), IB_GID_TYPE_ROCE_UDP_ENCAP, &mgid);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(&g6.sin6_addr, mgid.raw, 16));
+}
+
 static struct kunit_case cma_wire_cases[] = {
 	KUNIT_CASE(cma_hdr_ipv4_bytes),
 	KUNIT_CASE(cma_hdr_round_trip),
 	KUNIT_CASE(cma_hdr_refuses_malformed),
 	KUNIT_CASE(cma_service_ids),
 	KUNIT_CASE(cma_addr_helpers),
+	KUNIT_CASE(cma_mc_mgids),
 	{}
 };
 

@@ -66,6 +66,7 @@ struct cma_device {
  * @listen_any_entry: a wildcard listener's entry on the list that devices
  *	added later are offered to, under cma_lock
  * @backlog: what rdma_listen() was given
+ * @mcs: the multicast groups the id joined (struct cma_mc), under @lock
  * @ib: the IB CM id of a connection; set under the handler mutex
  * @iw: the iWARP CM id of a connection; set under the handler mutex
  * @qp_mutex: serialises changes of @id.qp against the CM's own
@@ -109,6 +110,7 @@ struct cma_id {
 	struct list_head listens;
 	struct list_head listen_any_entry;
 	int backlog;
+	struct list_head mcs;
 
 	struct ib_cm_id *ib;
 	struct iw_cm_id *iw;
@@ -247,6 +249,11 @@ int cma_ib_accept(struct cma_id *cid, const struct rdma_conn_param *param);
 int cma_ib_complete_connect(struct cma_id *cid);
 int cma_ib_listen(struct cma_id *cid, struct ib_device *device,
 		  struct ib_cm_id **cm_id);
+
+/* cma_mcast.c */
+void cma_mc_mgid(const struct sockaddr *addr, enum ib_gid_type gid_type,
+		 union ib_gid *mgid);
+void cma_mc_leave_all(struct cma_id *cid);
 
 /* cma_iw.c */
 int cma_iw_connect(struct cma_id *cid, const struct rdma_conn_param *param);

@@ -11,6 +11,7 @@
 #include <net/route.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_sa.h>
+#include <rdma/rdma_cm_ib.h>
 
 #include "cma_priv.h"
 
@@ -131,6 +132,58 @@ int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 	return ret;
 }
 EXPORT_SYMBOL(rdma_resolve_route);
+
+/**
+ * rdma_set_ib_path - use a path the consumer resolved itself
+ * @id: the id, in ADDR_RESOLVED
+ * @path_rec: the path, copied; on RoCE its Ethernet fields are filled in
+ *	from address resolution
+ *
+ * Moves @id to ROUTE_RESOLVED at once, with no event.
+ *
+ * Context: process context; may sleep.
+ * Return: 0, -EINVAL in another state, -ENODEV if the interface went
+ * away, -ENOMEM.
+ */
+int rdma_set_ib_path(struct rdma_cm_id *id, struct sa_path_rec *path_rec)
+{
+	struct rdma_dev_addr *dev_addr = &id->route.addr.dev_addr;
+	struct cma_id *cid = to_cma_id(id);
+	struct sa_path_rec *path;
+	struct net_device *ndev;
+	int ret = -ENOMEM;
+
+	if (!cma_transition(cid, RDMA_CM_ADDR_RESOLVED,
+			    RDMA_CM_ROUTE_RESOLVED))
+		return -EINVAL;
+
+	path = kmemdup(path_rec, sizeof(*path), GFP_KERNEL);
+	if (!path)
+		goto err;
+	if (rdma_protocol_roce(id->device, id->port_num)) {
+		ndev = dev_get_by_index(cma_id_net(cid), dev_addr->bound_dev_if);
+		ret = -ENODEV;
+		if (!ndev)
+			goto err_free;
+		dev_put(ndev);
+		path->rec_type =
+			sa_conv_gid_to_pathrec_type(dev_addr->sgid_attr->gid_type);
+		path->roce.route_resolved = true;
+		sa_path_set_dmac(path, dev_addr->dst_dev_addr);
+	}
+
+	kfree(id->route.path_rec);
+	id->route.path_rec = path;
+	id->route.num_pri_alt_paths = 1;
+	return 0;
+
+err_free:
+	kfree(path);
+err:
+	cma_transition(cid, RDMA_CM_ROUTE_RESOLVED, RDMA_CM_ADDR_RESOLVED);
+	return ret;
+}
+EXPORT_SYMBOL(rdma_set_ib_path);
 
 /**
  * rdma_set_service_type - set the type of service of an id's traffic

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Multicast on RoCE. There is no SA to join through: the CM maps the IP
+ * group to a multicast GID, joins the IP group on the netdev (IGMP for
+ * IPv4, MLD for IPv6, so switches forward the traffic) unless the join is
+ * send-only, and hands the consumer the address handle of the group in a
+ * MULTICAST_JOIN event. The in-box CM refuses IPv6 groups on RoCEv2; here
+ * they join with MLD.
+ *
+ * An id's groups are on its list, under the id's spinlock.
+ */
+
+#include <linux/igmp.h>
+#include <linux/inetdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include <net/addrconf.h>
+#include <rdma/ib_sa.h>
+#include <rdma/rdma_cm_ib.h>
+
+#include "cma_priv.h"
+
+/**
+ * struct cma_mc - a group an id joined
+ * @entry: on the id's list of groups
+ * @cid: the id
+ * @work: delivers the join's event
+ * @event: MULTICAST_JOIN (holding a reference on the source GID in its
+ *	address handle until delivered or cancelled) or MULTICAST_ERROR
+ * @addr: the group's IP address
+ * @send_only: a send-only join: no IP membership
+ */
+struct cma_mc {
+	struct list_head entry;
+	struct cma_id *cid;
+	struct work_struct work;
+	struct rdma_cm_event event;
+	struct sockaddr_storage addr;
+	bool send_only;
+};
+
+/**
+ * cma_mc_mgid - the multicast GID of an IP group on RoCE
+ * @addr: the group, AF_INET or AF_INET6
+ * @gid_type: the GID type of the port the id uses
+ * @mgid: the result
+ *
+ * IPv6 groups are their own GID. IPv4 groups are IPv4-mapped: under
+ * ::ffff:0:0/96 on RoCEv2, under ff0e::ffff:0:0/96 on RoCEv1, as in-box.
+ *
+ * Context: any.
+ */
+void cma_mc_mgid(const struct sockaddr *addr, enum ib_gid_type gid_type,
+		 union ib_gid *mgid)
+{
+	const struct sockaddr_in *in = (const struct sockaddr_in *)addr;
+
+	memset(mgid, 0, sizeof(*mgid));
+	if (addr->sa_family == AF_INET6) {
+		memcpy(mgid->raw,
+		       &((const struct sockaddr_in6 *)addr)->sin6_addr,
+		       sizeof(mgid->raw));
+		return;
+	}
+	if (gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP) {
+		mgid->raw[0] = 0xff;
+		mgid->raw[1] = 0x0e;
+	}
+	mgid->raw[10] = 0xff;
+	mgid->raw[11] = 0xff;
+	memcpy(&mgid->raw[12], &in->sin_addr.s_addr, 4);
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_mc_mgid);
+
+/* Join or leave the IP group on the netdev, so the network delivers it. */
+static int cma_mc_ip_member(struct net_device *ndev,
+			    const struct sockaddr *addr, bool join)
+{
+	const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)addr;
+	__be32 group = ((const struct sockaddr_in *)addr)->sin_addr.s_addr;
+	struct in_device *in_dev;
+	int ret = 0;
+
+	rtnl_lock();
+	if (addr->sa_family == AF_INET6) {
+		ret = join ? ipv6_dev_mc_inc(ndev, &in6->sin6_addr) :
+			     ipv6_dev_mc_dec(ndev, &in6->sin6_addr);
+	} else {
+		in_dev = __in_dev_get_rtnl(ndev);
+		if (!in_dev)
+			ret = -ENODEV;
+		else if (join)
+			ip_mc_inc_group(in_dev, group);
+		else
+			ip_mc_dec_group(in_dev, group);
+	}
+	rtnl_unlock();
+	return ret;
+}
+
+static struct net_device *cma_mc_ndev(struct cma_id *cid)
+{
+	struct rdma_dev_addr *dev_addr = &cid->id.route.addr.dev_addr;
+
+	return dev_get_by_index(dev_addr->net, dev_addr->bound_dev_if);
+}
+
+/* Only RoCEv2 groups are IP multicast; RoCEv1 ones stay on Ethernet. */
+static bool cma_mc_is_ip(struct cma_id *cid, struct cma_mc *mc)
+{
+	const struct ib_gid_attr *sgid = cid->id.route.addr.dev_addr.sgid_attr;
+
+	return !mc->send_only && sgid->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP;
+}
+
+/* The MULTICAST_JOIN event: the group's address handle and qkey. */
+static int cma_mc_join_event(struct cma_id *cid, struct cma_mc *mc,
+			     struct net_device *ndev)
+{
+	const struct ib_gid_attr *sgid = cid->id.route.addr.dev_addr.sgid_attr;
+	struct ib_sa_mcmember_rec rec = {};
+	struct rdma_cm_event *ev = &mc->event;
+
+	cma_mc_mgid((struct sockaddr *)&mc->addr, sgid->gid_type, &rec.mgid);
+	rdma_ip2gid(cma_src_addr(cid), &rec.port_gid);
+	rec.pkey = cpu_to_be16(0xffff);
+	rec.rate = IB_RATE_PORT_CURRENT;
+	rec.mtu = iboe_get_mtu(ndev->mtu);
+	/* A RoCEv2 group is routed like any IP multicast. */
+	rec.hop_limit = sgid->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP ?
+			IPV6_DEFAULT_HOPLIMIT : 1;
+	if (!rec.mtu)
+		return -EINVAL;
+
+	ev->event = RDMA_CM_EVENT_MULTICAST_JOIN;
+	ev->param.ud.qp_num = 0xffffff;
+	ev->param.ud.qkey = RDMA_UDP_QKEY;
+	return ib_init_ah_from_mcmember(cid->id.device, cid->id.port_num, &rec,
+					ndev, sgid->gid_type,
+					&ev->param.ud.ah_attr);
+}
+
+static void cma_mc_work(struct work_struct *work)
+{
+	struct cma_mc *mc = container_of(work, struct cma_mc, work);
+	struct cma_id *cid = mc->cid;
+	enum rdma_cm_state state;
+	int verdict = 0;
+
+	mutex_lock(&cid->handler_mutex);
+	state = cma_state(cid);
+	if (state != RDMA_CM_DESTROYING && state != RDMA_CM_DEVICE_REMOVAL)
+		verdict = cma_deliver(cid, &mc->event);
+	rdma_destroy_ah_attr(&mc->event.param.ud.ah_attr);
+	if (verdict) {
+		/* The release cancels this work: it waits for us to return. */
+		cma_destroy_handler_unlock_deferred(cid);
+		return;
+	}
+	mutex_unlock(&cid->handler_mutex);
+}
+
+static int cma_mc_join(struct cma_id *cid, struct cma_mc *mc)
+{
+	struct net_device *ndev = cma_mc_ndev(cid);
+	int ret;
+
+	if (!ndev)
+		return -ENODEV;
+	ret = cma_mc_join_event(cid, mc, ndev);
+	if (!ret && cma_mc_is_ip(cid, mc)) {
+		ret = cma_mc_ip_member(ndev, (struct sockaddr *)&mc->addr,
+				       true);
+		if (ret)
+			rdma_destroy_ah_attr(&mc->event.param.ud.ah_attr);
+	}
+	dev_put(ndev);
+	return ret;
+}
+
+/* Leave a group taken off the id's list: IP membership, event, memory. */
+static void cma_mc_free(struct cma_id *cid, struct cma_mc *mc)
+{
+	struct net_device *ndev;
+
+	if (cancel_work_sync(&mc->work))
+		rdma_destroy_ah_attr(&mc->event.param.ud.ah_attr);
+	if (cma_mc_is_ip(cid, mc)) {
+		ndev = cma_mc_ndev(cid);
+		if (ndev) {
+			cma_mc_ip_member(ndev, (struct sockaddr *)&mc->addr,
+					 false);
+			dev_put(ndev);
+		}
+	}
+	kfree(mc);
+}
+
+/**
+ * rdma_join_multicast - join a multicast group
+ * @id: a UD id bound to a RoCE device (ADDR_BOUND or ADDR_RESOLVED) with
+ *	no QP yet: the consumer attaches its QP to the group itself
+ * @addr: the group, an IPv4 or IPv6 multicast address
+ * @join_state: BIT(FULLMEMBER_JOIN), or BIT(SENDONLY_FULLMEMBER_JOIN) for a
+ *	send-only join, which takes no IP membership
+ * @context: given back in the event's private_data
+ *
+ * RDMA_CM_EVENT_MULTICAST_JOIN follows, carrying the group's address
+ * handle, QP number 0xffffff and the qkey.
+ *
+ * Context: process context; may sleep; takes rtnl.
+ * Return: 0, -EINVAL (no device, wrong state or QP type, a QP already
+ * there, a wildcard group), -EOPNOTSUPP on InfiniBand (SA joins are not
+ * implemented) and iWARP, -ENODEV, -ENOMEM.
+ */
+int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
+			u8 join_state, void *context)
+{
+	struct cma_id *cid = to_cma_id(id);
+	enum rdma_cm_state state = cma_state(cid);
+	unsigned long flags;
+	struct cma_mc *mc;
+	int ret;
+
+	if (id->qp || !id->device || id->qp_type != IB_QPT_UD ||
+	    (state != RDMA_CM_ADDR_BOUND && state != RDMA_CM_ADDR_RESOLVED) ||
+	    cma_addr_check(addr) || cma_addr_any(addr))
+		return -EINVAL;
+	if (!rdma_protocol_roce(id->device, id->port_num))
+		return -EOPNOTSUPP;
+
+	mc = kzalloc(sizeof(*mc), GFP_KERNEL);
+	if (!mc)
+		return -ENOMEM;
+	mc->cid = cid;
+	memcpy(&mc->addr, addr, cma_addr_size(addr));
+	mc->send_only = join_state == BIT(SENDONLY_FULLMEMBER_JOIN);
+	mc->event.param.ud.private_data = context;
+	INIT_WORK(&mc->work, cma_mc_work);
+
+	ret = cma_mc_join(cid, mc);
+	if (ret) {
+		kfree(mc);
+		return ret;
+	}
+
+	spin_lock_irqsave(&cid->lock, flags);
+	list_add_tail(&mc->entry, &cid->mcs);
+	spin_unlock_irqrestore(&cid->lock, flags);
+	queue_work(cma_wq, &mc->work);
+	return 0;
+}
+EXPORT_SYMBOL(rdma_join_multicast);
+
+/**
+ * rdma_leave_multicast - leave a multicast group
+ * @id: the id that joined
+ * @addr: the group, as given to rdma_join_multicast()
+ *
+ * A join event not delivered yet is not delivered any more.
+ *
+ * Context: process context; may sleep; takes rtnl. Not from @id's own
+ * handler.
+ */
+void rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
+{
+	struct cma_id *cid = to_cma_id(id);
+	struct cma_mc *mc, *found = NULL;
+	unsigned long flags;
+
+	if (cma_addr_check(addr))
+		return;
+	spin_lock_irqsave(&cid->lock, flags);
+	list_for_each_entry(mc, &cid->mcs, entry) {
+		if (!memcmp(&mc->addr, addr, cma_addr_size(addr))) {
+			list_del(&mc->entry);
+			found = mc;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&cid->lock, flags);
+	if (found)
+		cma_mc_free(cid, found);
+}
+EXPORT_SYMBOL(rdma_leave_multicast);
+
+/**
+ * cma_mc_leave_all - leave every group of an id being destroyed
+ * @cid: the id, DESTROYING
+ *
+ * Context: process context; may sleep; takes rtnl.
+ */
+void cma_mc_leave_all(struct cma_id *cid)
+{
+	struct cma_mc *mc;
+	unsigned long flags;
+
+	for (;;) {
+		spin_lock_irqsave(&cid->lock, flags);
+		mc = list_first_entry_or_null(&cid->mcs, struct cma_mc, entry);
+		if (mc)
+			list_del(&mc->entry);
+		spin_unlock_irqrestore(&cid->lock, flags);
+		if (!mc)
+			return;
+		cma_mc_free(cid, mc);
+	}
+}
