@@ -114,8 +114,8 @@ struct cme_event {
  * @destroy_on_established: the handler destroys the QP and returns 1 on
  *	ESTABLISHED, so the CM destroys the id
  * @handler_error: first error a handler met on this endpoint
- * @tag_qpn: messages carry the sender's QP number in bytes 4 to 7,
- *	checked against @peer_qpn on receipt
+ * @tagged: messages carry the sender's QP number and its id's addresses,
+ *	which must be @peer_qpn and the receiving id's addresses mirrored
  * @lock: protects @events, @nr_events, @id_gone
  * @wq: woken when an event is recorded
  * @events: the log
@@ -147,7 +147,7 @@ struct cme_ep {
 	u32 index;
 	bool destroy_on_established;
 	int handler_error;
-	bool tag_qpn;
+	bool tagged;
 
 	/* protects events, nr_events, cursor, closing, dying, id_gone */
 	spinlock_t lock;

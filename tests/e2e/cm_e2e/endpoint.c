@@ -10,7 +10,9 @@
 #include <linux/jiffies.h>
 #include <linux/minmax.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <asm/unaligned.h>
+#include <net/ipv6.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
@@ -20,8 +22,27 @@
 #define CME_WR_RECV	0x7e
 #define CME_CQ_SIZE	16
 #define CME_QP_WRS	4
-/* Where a message tagged with its sender's QP number has it. */
-#define CME_QPN_AT	4
+/**
+ * struct cme_tag - what a tagged message says of its sender
+ * @qpn: its QP number
+ * @sport: its id's source port
+ * @dport: its id's destination port
+ * @saddr: its id's source address, IPv4 mapped to IPv6
+ * @daddr: its id's destination address, the same way
+ *
+ * It follows the connection's number (the first 4 bytes); the rest of
+ * the message is the pattern.
+ */
+struct cme_tag {
+	__le32 qpn;
+	__be16 sport;
+	__be16 dport;
+	struct in6_addr saddr;
+	struct in6_addr daddr;
+} __packed;
+
+#define CME_TAG_AT	4
+static_assert(CME_TAG_AT + sizeof(struct cme_tag) <= CME_MSG_LEN);
 
 /* Fewer messages, for the scenarios that make many connections. */
 bool cme_quiet;
@@ -332,11 +353,46 @@ int cme_ep_post_recv(struct cme_ep *ep)
 	return ret;
 }
 
+/* An id's address as IPv6, IPv4 mapped; its port. */
+static void cme_tag_addr(const struct sockaddr_storage *ss,
+			 struct in6_addr *addr, __be16 *port)
+{
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)ss;
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)ss;
+
+	if (ss->ss_family == AF_INET6) {
+		*addr = sin6->sin6_addr;
+		*port = sin6->sin6_port;
+	} else {
+		ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, addr);
+		*port = sin->sin_port;
+	}
+}
+
+/*
+ * The tag @ep sends (QP @qpn, its addresses), or with @mirror the one it
+ * expects from its peer (QP @qpn, its addresses swapped).
+ */
+static void cme_tag_of(struct cme_ep *ep, u32 qpn, bool mirror,
+		       struct cme_tag *tag)
+{
+	const struct rdma_addr *a = &ep->id->route.addr;
+
+	memset(tag, 0, sizeof(*tag));
+	tag->qpn = cpu_to_le32(qpn);
+	cme_tag_addr(mirror ? &a->dst_addr : &a->src_addr, &tag->saddr,
+		     &tag->sport);
+	cme_tag_addr(mirror ? &a->src_addr : &a->dst_addr, &tag->daddr,
+		     &tag->dport);
+}
+
 /**
  * cme_ep_post_send() - send one message of a pattern
  * @ep: the endpoint, with a connected QP
  * @seed: the pattern (CME_SEED_*)
  * @index: the connection's number, part of the pattern
+ *
+ * A tagged endpoint puts its struct cme_tag after the number.
  *
  * Return: 0 or the negative errno ib_post_send() gave.
  */
@@ -344,14 +400,17 @@ int cme_ep_post_send(struct cme_ep *ep, u8 seed, u32 index)
 {
 	const struct ib_send_wr *bad;
 	struct ib_send_wr wr = {};
+	struct cme_tag tag;
 	struct ib_sge sge;
 	int ret;
 
 	ib_dma_sync_single_for_cpu(ep->dma_dev, ep->send_dma, CME_MSG_LEN,
 				   DMA_TO_DEVICE);
 	cme_pattern(ep->send_buf, CME_MSG_LEN, seed, index);
-	if (ep->tag_qpn)
-		put_unaligned_le32(ep->qp_num, ep->send_buf + CME_QPN_AT);
+	if (ep->tagged) {
+		cme_tag_of(ep, ep->qp_num, false, &tag);
+		memcpy(ep->send_buf + CME_TAG_AT, &tag, sizeof(tag));
+	}
 	ib_dma_sync_single_for_device(ep->dma_dev, ep->send_dma, CME_MSG_LEN,
 				      DMA_TO_DEVICE);
 	sge.addr = ep->send_dma;
@@ -421,13 +480,16 @@ int cme_ep_wait_wc(struct cme_ep *ep, unsigned int sends, unsigned int recvs)
  * @seed: the pattern it should carry (CME_SEED_*)
  * @index: the connection's number, part of the pattern
  *
+ * A tagged endpoint also checks the peer's struct cme_tag: the QP the
+ * CM named, and the endpoint's own addresses mirrored.
+ *
  * Return: 0 if it is CME_MSG_LEN bytes of the pattern, else -EPROTO.
  */
 int cme_ep_check_recv(struct cme_ep *ep, u8 seed, u32 index)
 {
 	u8 msg[CME_MSG_LEN], want[CME_MSG_LEN];
+	struct cme_tag got, exp;
 	char what[48];
-	u32 qpn;
 
 	if (ep->recv_len != CME_MSG_LEN) {
 		pr_err("FAIL: %s: received %u bytes, expected %u\n", ep->name,
@@ -437,16 +499,20 @@ int cme_ep_check_recv(struct cme_ep *ep, u8 seed, u32 index)
 	ib_dma_sync_single_for_cpu(ep->dma_dev, ep->recv_dma, CME_MSG_LEN,
 				   DMA_FROM_DEVICE);
 	memcpy(msg, ep->recv_buf, sizeof(msg));
-	if (ep->tag_qpn) {
-		qpn = get_unaligned_le32(msg + CME_QPN_AT);
-		if (qpn != ep->peer_qpn) {
-			pr_err("FAIL: %s: the message comes from QP %u, the CM named QP %u\n",
-			       ep->name, qpn, ep->peer_qpn);
+	if (ep->tagged) {
+		memcpy(&got, msg + CME_TAG_AT, sizeof(got));
+		cme_tag_of(ep, ep->peer_qpn, true, &exp);
+		if (memcmp(&got, &exp, sizeof(got))) {
+			pr_err("FAIL: %s: the message comes from QP %u, [%pI6c]:%u -> [%pI6c]:%u; the CM said QP %u, [%pI6c]:%u -> [%pI6c]:%u\n",
+			       ep->name, le32_to_cpu(got.qpn), &got.saddr,
+			       ntohs(got.sport), &got.daddr, ntohs(got.dport),
+			       le32_to_cpu(exp.qpn), &exp.saddr,
+			       ntohs(exp.sport), &exp.daddr, ntohs(exp.dport));
 			return -EPROTO;
 		}
 		/* The rest is the pattern: put its bytes back there. */
 		cme_pattern(want, sizeof(want), seed, index);
-		memcpy(msg + CME_QPN_AT, want + CME_QPN_AT, sizeof(qpn));
+		memcpy(msg + CME_TAG_AT, want + CME_TAG_AT, sizeof(got));
 	}
 	snprintf(what, sizeof(what), "%s: received message", ep->name);
 	return cme_check_pattern(what, msg, CME_MSG_LEN, seed, index);
