@@ -278,6 +278,38 @@ static void cma_api_timers_only_for_rc(struct kunit *test)
 	rdma_destroy_id(ud);
 }
 
+/* A loopback destination binds any device and resolves with no neighbour. */
+static void cma_api_resolve_loopback(struct kunit *test)
+{
+	struct sockaddr_in lo = { .sin_family = AF_INET,
+				  .sin_port = htons(7471),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in *src;
+	struct cma_test_consumer c;
+	struct rdma_cm_id *id;
+	int ret;
+
+	cma_test_consumer_init(&c);
+	id = cma_test_create_id(test, &c);
+	ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&lo, 1000);
+	if (ret == -ENODEV) {
+		rdma_destroy_id(id);
+		kunit_skip(test, "no RDMA device");
+	}
+	KUNIT_ASSERT_EQ(test, 0, ret);
+	KUNIT_EXPECT_TRUE(test, cma_test_wait(&c.entered));
+	KUNIT_EXPECT_EQ(test, RDMA_CM_EVENT_ADDR_RESOLVED, c.event.event);
+	KUNIT_EXPECT_EQ(test, RDMA_CM_ADDR_RESOLVED, cma_state(to_cma_id(id)));
+	KUNIT_EXPECT_NOT_NULL(test, id->device);
+
+	src = (struct sockaddr_in *)&id->route.addr.src_addr;
+	KUNIT_EXPECT_EQ(test, htonl(INADDR_LOOPBACK), src->sin_addr.s_addr);
+	KUNIT_EXPECT_NE(test, 0, cma_addr_port((struct sockaddr *)src));
+	KUNIT_EXPECT_EQ(test, 7471, cma_addr_port((struct sockaddr *)
+						  &id->route.addr.dst_addr));
+	rdma_destroy_id(id);
+}
+
 static struct kunit_case cma_api_cases[] = {
 	KUNIT_CASE(cma_api_illegal_calls_change_nothing),
 	KUNIT_CASE(cma_api_bind_wildcard_and_ports),
@@ -285,6 +317,7 @@ static struct kunit_case cma_api_cases[] = {
 	KUNIT_CASE(cma_api_afonly_splits_families),
 	KUNIT_CASE(cma_api_bad_addresses),
 	KUNIT_CASE(cma_api_timers_only_for_rc),
+	KUNIT_CASE(cma_api_resolve_loopback),
 	{}
 };
 

@@ -292,6 +292,67 @@ int cma_acquire_dev(struct cma_id *cid)
 	return -ENODEV;
 }
 
+/* The first port that is up, or else the first device's first port. */
+static struct cma_device *cma_loopback_port(u32 *port)
+{
+	enum ib_port_state state;
+	struct cma_device *cma_dev;
+	u32 p;
+
+	lockdep_assert_held(&cma_lock);
+	list_for_each_entry(cma_dev, &cma_devices, list) {
+		rdma_for_each_port(cma_dev->device, p) {
+			if (!ib_get_cached_port_state(cma_dev->device, p,
+						      &state) &&
+			    state == IB_PORT_ACTIVE) {
+				*port = p;
+				return cma_dev;
+			}
+		}
+	}
+	cma_dev = list_first_entry_or_null(&cma_devices, struct cma_device,
+					   list);
+	if (cma_dev)
+		*port = rdma_start_port(cma_dev->device);
+	return cma_dev;
+}
+
+/**
+ * cma_acquire_loopback_dev - bind an id to a device for a loopback peer
+ * @cid: the id, resolving a loopback or wildcard destination
+ *
+ * Any device reaches itself: take the first port that is up, and its
+ * first GID as both ends' GID.
+ *
+ * Context: process context; takes cma_lock.
+ * Return: 0, or -ENODEV when there is no device or GID.
+ */
+int cma_acquire_loopback_dev(struct cma_id *cid)
+{
+	struct rdma_dev_addr *dev_addr = &cid->id.route.addr.dev_addr;
+	const struct ib_gid_attr *attr;
+	struct cma_device *cma_dev;
+	int ret = -ENODEV;
+	u32 port;
+
+	mutex_lock(&cma_lock);
+	cma_dev = cma_loopback_port(&port);
+	attr = cma_dev ? rdma_get_gid_attr(cma_dev->device, port, 0) :
+			 ERR_PTR(-ENODEV);
+	if (!IS_ERR(attr)) {
+		union ib_gid gid = attr->gid;
+
+		dev_addr->dev_type = rdma_protocol_ib(cma_dev->device, port) ?
+				     ARPHRD_INFINIBAND : ARPHRD_ETHER;
+		rdma_addr_set_sgid(dev_addr, &gid);
+		rdma_addr_set_dgid(dev_addr, &gid);
+		cma_attach(cid, cma_dev, port, attr);
+		ret = 0;
+	}
+	mutex_unlock(&cma_lock);
+	return ret;
+}
+
 /**
  * cma_release_dev - unbind an id from its device
  * @cid: the id; nothing happens if it has no device

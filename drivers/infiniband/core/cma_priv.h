@@ -214,6 +214,7 @@ void cma_cancel_addr_query(struct cma_id *cid);
 int cma_devices_init(void);
 void cma_devices_exit(void);
 int cma_acquire_dev(struct cma_id *cid);
+int cma_acquire_loopback_dev(struct cma_id *cid);
 int cma_attach_dev(struct cma_id *cid, struct ib_device *device, u32 port,
 		   const struct ib_gid_attr *sgid_attr);
 void cma_release_dev(struct cma_id *cid);

@@ -110,6 +110,36 @@ void cma_cancel_addr_query(struct cma_id *cid)
 		rdma_addr_cancel(&cid->id.route.addr.dev_addr);
 }
 
+/*
+ * A loopback or wildcard destination needs no neighbour: any device
+ * reaches itself. Both ends become the loopback address.
+ */
+static int cma_resolve_loopback(struct cma_id *cid)
+{
+	struct rdma_cm_event event = { .event = RDMA_CM_EVENT_ADDR_RESOLVED };
+	struct sockaddr *src = cma_src_addr(cid), *dst = cma_dst_addr(cid);
+	u16 sport = cma_addr_port(src), dport = cma_addr_port(dst);
+	int ret;
+
+	if (!cid->cma_dev) {
+		ret = cma_acquire_loopback_dev(cid);
+		if (ret)
+			return ret;
+	}
+	if (cma_addr_any(src)) {
+		if (src->sa_family == AF_INET)
+			((struct sockaddr_in *)src)->sin_addr.s_addr =
+				htonl(INADDR_LOOPBACK);
+		else
+			((struct sockaddr_in6 *)src)->sin6_addr = in6addr_loopback;
+		cma_addr_set_port(src, sport);
+	}
+	memcpy(dst, src, cma_addr_size(src));
+	cma_addr_set_port(dst, dport);
+	return cma_queue_event(cid, RDMA_CM_ADDR_QUERY, RDMA_CM_ADDR_RESOLVED,
+			       &event);
+}
+
 /**
  * rdma_resolve_addr - find the local device and the peer's address
  * @id: the id, IDLE (it is bound first, to @src_addr or a wildcard) or
@@ -140,6 +170,14 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 	ret = cma_start_query(cid, src_addr, dst_addr);
 	if (ret)
 		return ret;
+
+	if (cma_addr_any(dst_addr)) {
+		ret = cma_resolve_loopback(cid);
+		if (ret)
+			cma_transition(cid, RDMA_CM_ADDR_QUERY,
+				       RDMA_CM_ADDR_BOUND);
+		return ret;
+	}
 
 	cid->addr_query_pending = true;
 	ret = rdma_resolve_ip(cma_src_addr(cid), dst_addr,
