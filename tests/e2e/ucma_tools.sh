@@ -15,13 +15,13 @@ server_client() {
 	while [ "$1" != -- ]; do server+=("$1"); shift; done
 	shift
 	client=("$@")
-	timeout 60 "${server[@]}" > "/tmp/$name.server" 2>&1 &
+	timeout 60 "${server[@]}" > "$CM_OUT/$name.server" 2>&1 &
 	spid=$!
 	sleep 1
-	timeout 60 "${client[@]}" > "/tmp/$name.client" 2>&1 || rc=$?
+	timeout 60 "${client[@]}" > "$CM_OUT/$name.client" 2>&1 || rc=$?
 	wait "$spid" || rc=$((rc ? rc : $?))
-	sed "s/^/  $name server: /" "/tmp/$name.server" | tail -n 5
-	sed "s/^/  $name client: /" "/tmp/$name.client" | tail -n 5
+	sed "s/^/  $name server: /" "$CM_OUT/$name.server" | tail -n 5
+	sed "s/^/  $name client: /" "$CM_OUT/$name.client" | tail -n 5
 	[ "$rc" = 0 ] || fail "$name: exit $rc"
 	echo "ok: $name"
 }
