@@ -310,6 +310,34 @@ static void cma_api_resolve_loopback(struct kunit *test)
 	rdma_destroy_id(id);
 }
 
+/*
+ * Nobody answers for 10.0.0.99 on the guest's veth: address resolution
+ * times out, ADDR_ERROR comes, and the id is back in ADDR_BOUND, ready to
+ * try again.
+ */
+static void cma_api_resolve_timeout(struct kunit *test)
+{
+	struct sockaddr_in nobody = { .sin_family = AF_INET,
+				      .sin_addr.s_addr = htonl(0x0a000063) };
+	struct cma_test_consumer c;
+	struct rdma_cm_id *id;
+	int ret;
+
+	cma_test_consumer_init(&c);
+	id = cma_test_create_id(test, &c);
+	ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&nobody, 200);
+	if (ret) {
+		rdma_destroy_id(id);
+		kunit_skip(test, "no route to 10.0.0.99: %d", ret);
+	}
+	KUNIT_EXPECT_TRUE(test, cma_test_wait(&c.entered));
+	KUNIT_EXPECT_EQ(test, RDMA_CM_EVENT_ADDR_ERROR, c.event.event);
+	KUNIT_EXPECT_NE(test, 0, c.event.status);
+	KUNIT_EXPECT_EQ(test, RDMA_CM_ADDR_BOUND, cma_state(to_cma_id(id)));
+	KUNIT_EXPECT_NULL(test, id->device);
+	rdma_destroy_id(id);
+}
+
 static struct kunit_case cma_api_cases[] = {
 	KUNIT_CASE(cma_api_illegal_calls_change_nothing),
 	KUNIT_CASE(cma_api_bind_wildcard_and_ports),
@@ -318,6 +346,7 @@ static struct kunit_case cma_api_cases[] = {
 	KUNIT_CASE(cma_api_bad_addresses),
 	KUNIT_CASE(cma_api_timers_only_for_rc),
 	KUNIT_CASE(cma_api_resolve_loopback),
+	KUNIT_CASE(cma_api_resolve_timeout),
 	{}
 };
 
