@@ -32,6 +32,10 @@ for a in "$CM_RXE_ADDR4" "$CM_RXE_ADDR6" "$CM_SIW_ADDR4"; do
 	server_client "ucmatose-$a" ucmatose -b "$a" -c 4 -- \
 		ucmatose -s "$a" -c 4
 done
+# The IB port space for RC, with a type of service and an ACK timeout.
+server_client ucmatose-ib ucmatose -P ib -b "$CM_RXE_ADDR4" -c 2 -- \
+	ucmatose -P ib -s "$CM_RXE_ADDR4" -c 2 -t 32 -a 16
+
 server_client mckey mckey -m 239.1.2.3 -b "$CM_RXE_ADDR4" -c 5 -- \
 	mckey -m 239.1.2.3 -b "$CM_RXE_ADDR4" -s -c 5
 
