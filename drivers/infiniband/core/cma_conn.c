@@ -27,6 +27,12 @@ static bool cma_has_conn(struct cma_id *cid)
 	return cid->ib || cid->iw;
 }
 
+static void cma_set_ece(struct cma_id *cid, const struct rdma_ucm_ece *ece)
+{
+	cid->ece.vendor_id = ece->vendor_id;
+	cid->ece.attr_mod = ece->attr_mod;
+}
+
 static bool cma_is_connected_qp(struct rdma_cm_id *id)
 {
 	return id->qp_type != IB_QPT_UD;
@@ -111,10 +117,7 @@ EXPORT_SYMBOL(rdma_connect);
 int rdma_connect_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
 		     struct rdma_ucm_ece *ece)
 {
-	struct cma_id *cid = to_cma_id(id);
-
-	cid->ece.vendor_id = ece->vendor_id;
-	cid->ece.attr_mod = ece->attr_mod;
+	cma_set_ece(to_cma_id(id), ece);
 	return rdma_connect(id, conn_param);
 }
 EXPORT_SYMBOL(rdma_connect_ece);
@@ -179,10 +182,7 @@ EXPORT_SYMBOL(rdma_accept);
 int rdma_accept_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
 		    struct rdma_ucm_ece *ece)
 {
-	struct cma_id *cid = to_cma_id(id);
-
-	cid->ece.vendor_id = ece->vendor_id;
-	cid->ece.attr_mod = ece->attr_mod;
+	cma_set_ece(to_cma_id(id), ece);
 	return rdma_accept(id, conn_param);
 }
 EXPORT_SYMBOL(rdma_accept_ece);

@@ -33,6 +33,32 @@ int cma_deliver(struct cma_id *cid, struct rdma_cm_event *event)
 }
 
 /**
+ * cma_deliver_unlock - deliver an event from an IB CM or iWARP CM callback
+ * @cid: the id the event is for
+ * @event: the event
+ *
+ * The calling CM destroys its own id when its callback returns non-zero:
+ * on such a verdict @cid forgets that id and is destroyed.
+ *
+ * Context: a CM callback, with @cid->handler_mutex held; returns with it
+ * released.
+ * Return: the verdict, for the callback to return to its CM.
+ */
+int cma_deliver_unlock(struct cma_id *cid, struct rdma_cm_event *event)
+{
+	int ret = cma_deliver(cid, event);
+
+	if (!ret) {
+		mutex_unlock(&cid->handler_mutex);
+		return 0;
+	}
+	cid->ib = NULL;
+	cid->iw = NULL;
+	cma_destroy_handler_unlock(cid);
+	return ret;
+}
+
+/**
  * struct cma_event_work - an event waiting for the workqueue
  * @work: the work item on cma_wq
  * @cid: the id; the work item owns a reference on it

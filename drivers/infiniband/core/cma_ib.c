@@ -257,22 +257,13 @@ static int cma_ib_handler(struct ib_cm_id *ib, const struct ib_cm_event *ev)
 {
 	struct cma_id *cid = ib->context;
 	struct rdma_cm_event event = {};
-	int ret;
 
 	mutex_lock(&cid->handler_mutex);
-	if (!cma_ib_event_expected(cid, ev) || !cma_ib_event(cid, ev, &event))
-		goto out;
-
-	ret = cma_deliver(cid, &event);
-	if (ret) {
-		/* The IB CM destroys @ib when we return non-zero. */
-		cid->ib = NULL;
-		cma_destroy_handler_unlock(cid);
-		return ret;
+	if (!cma_ib_event_expected(cid, ev) || !cma_ib_event(cid, ev, &event)) {
+		mutex_unlock(&cid->handler_mutex);
+		return 0;
 	}
-out:
-	mutex_unlock(&cid->handler_mutex);
-	return 0;
+	return cma_deliver_unlock(cid, &event);
 }
 
 /* The namespace of the netdev a RoCE request arrived on. */

@@ -146,22 +146,13 @@ static int cma_iw_handler(struct iw_cm_id *iw, struct iw_cm_event *ev)
 {
 	struct cma_id *cid = iw->context;
 	struct rdma_cm_event event = {};
-	int ret;
 
 	mutex_lock(&cid->handler_mutex);
-	if (cma_state(cid) != RDMA_CM_CONNECT || !cma_iw_event(cid, ev, &event))
-		goto out;
-
-	ret = cma_deliver(cid, &event);
-	if (ret) {
-		/* iw_cm destroys @iw when we return non-zero. */
-		cid->iw = NULL;
-		cma_destroy_handler_unlock(cid);
-		return ret;
+	if (cma_state(cid) != RDMA_CM_CONNECT || !cma_iw_event(cid, ev, &event)) {
+		mutex_unlock(&cid->handler_mutex);
+		return 0;
 	}
-out:
-	mutex_unlock(&cid->handler_mutex);
-	return 0;
+	return cma_deliver_unlock(cid, &event);
 }
 
 /* The passive id of an iWARP connection request, born in CONNECT. */
@@ -219,14 +210,7 @@ static int cma_iw_req_handler(struct iw_cm_id *iw, struct iw_cm_event *ev)
 	child->iw = iw;
 	iw->context = child;
 	iw->cm_handler = cma_iw_handler;
-	ret = cma_deliver(child, &event);
-	if (ret) {
-		child->iw = NULL;
-		mutex_unlock(&listener->handler_mutex);
-		cma_destroy_handler_unlock(child);
-		return ret;
-	}
-	mutex_unlock(&child->handler_mutex);
+	ret = cma_deliver_unlock(child, &event);
 out:
 	mutex_unlock(&listener->handler_mutex);
 	return ret;

@@ -182,6 +182,7 @@ unsigned long cma_id_count(void);
 
 /* cma_event.c */
 int cma_deliver(struct cma_id *cid, struct rdma_cm_event *event);
+int cma_deliver_unlock(struct cma_id *cid, struct rdma_cm_event *event);
 int cma_queue_event(struct cma_id *cid, enum rdma_cm_state from,
 		    enum rdma_cm_state to, const struct rdma_cm_event *event);
 
