@@ -62,6 +62,22 @@ static int cme_wire_exchange(struct cme_ep *ep, u8 out_seed, u8 in_seed)
 }
 
 /*
+ * rxe completes a receive before it sends the ACK, so an end whose QP
+ * goes to ERR right after its receive may leave the peer's SEND unacked,
+ * retried for longer than the scenario waits. The end that leaves first
+ * (@first) therefore waits for one more message, which the other end
+ * sends once its own SEND has completed, and the other end does not wait
+ * for that last one: its completion may be a flush.
+ */
+static int cme_wire_settle(struct cme_ep *ep, bool first)
+{
+	if (!first)
+		return cme_ep_post_send(ep, CME_SEED_SRV_MSG, ep->index);
+	return cme_ep_post_recv(ep) ?:
+	       cme_ep_wait_wc(ep, ep->nr_send_done, ep->nr_recv_done + 1);
+}
+
+/*
  * The end that disconnects first calls rdma_disconnect() and waits for
  * DISCONNECTED; the other end waits for DISCONNECTED and answers with
  * rdma_disconnect().  Both must see status 0.
@@ -117,8 +133,10 @@ static int cme_dial_one(struct sockaddr *dst, u32 index,
 		      cme_ep_expect_quiet(cli, CME_WIRE_QUIET_MS);
 		goto out;
 	}
+	/* The client leaves first unless the server disconnects. */
 	ret = cme_client_established(cli) ?:
-	      cme_wire_exchange(cli, CME_SEED_CLI_MSG, CME_SEED_SRV_MSG);
+	      cme_wire_exchange(cli, CME_SEED_CLI_MSG, CME_SEED_SRV_MSG) ?:
+	      cme_wire_settle(cli, plan != CME_WP_SERVER_DISCONNECTS);
 	if (ret)
 		goto out;
 	switch (plan) {
@@ -227,7 +245,8 @@ static int cme_serve_one(struct cme_listener *l, u32 index,
 		ret = -EPROTO;
 		goto out;
 	}
-	ret = cme_wire_exchange(srv, CME_SEED_SRV_MSG, CME_SEED_CLI_MSG);
+	ret = cme_wire_exchange(srv, CME_SEED_SRV_MSG, CME_SEED_CLI_MSG) ?:
+	      cme_wire_settle(srv, plan == CME_WP_SERVER_DISCONNECTS);
 	if (ret)
 		goto out;
 	switch (plan) {
