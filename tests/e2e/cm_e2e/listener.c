@@ -434,6 +434,12 @@ int cme_client_connect(struct cme_ep *ep)
 	return ret;
 }
 
+/* iWARP has none of the IB CM's fields (flow control, retries, SRQ). */
+static bool cme_is_iwarp(struct cme_ep *ep)
+{
+	return rdma_protocol_iwarp(ep->id->device, ep->id->port_num);
+}
+
 /**
  * cme_client_established() - wait for ESTABLISHED and check what it says
  * @ep: the active endpoint
@@ -444,8 +450,10 @@ int cme_client_connect(struct cme_ep *ep)
  */
 int cme_client_established(struct cme_ep *ep)
 {
+	u8 resp, init, fc, rnr;
 	const struct cme_event *e;
 	char what[48];
+	bool iw;
 
 	e = cme_ep_wait(ep, RDMA_CM_EVENT_ESTABLISHED);
 	if (IS_ERR(e))
@@ -466,15 +474,20 @@ int cme_client_established(struct cme_ep *ep)
 	if (cme_check_pattern(what, e->pdata, CME_PDATA_LEN, CME_SEED_REP,
 			      ep->index))
 		return -EPROTO;
-	if (e->conn.responder_resources != CME_RESP_RES ||
-	    e->conn.initiator_depth != CME_INIT_DEPTH ||
-	    e->conn.flow_control != 1 ||
-	    e->conn.rnr_retry_count != CME_SRV_RNR_RETRY || e->conn.srq) {
-		pr_err("FAIL: %s: ESTABLISHED conn: responder_resources %u initiator_depth %u flow_control %u rnr_retry_count %u srq %u, expected %u %u 1 %u 0\n",
+	/* The IB CM mirrors the server's values; iw_cm gives back ours. */
+	iw = cme_is_iwarp(ep);
+	resp = iw ? CME_INIT_DEPTH : CME_RESP_RES;
+	init = iw ? CME_RESP_RES : CME_INIT_DEPTH;
+	fc = !iw;
+	rnr = iw ? 0 : CME_SRV_RNR_RETRY;
+	if (e->conn.responder_resources != resp ||
+	    e->conn.initiator_depth != init || e->conn.flow_control != fc ||
+	    e->conn.rnr_retry_count != rnr || e->conn.srq) {
+		pr_err("FAIL: %s: ESTABLISHED conn: responder_resources %u initiator_depth %u flow_control %u rnr_retry_count %u srq %u, expected %u %u %u %u 0\n",
 		       ep->name, e->conn.responder_resources,
 		       e->conn.initiator_depth, e->conn.flow_control,
-		       e->conn.rnr_retry_count, e->conn.srq, CME_RESP_RES,
-		       CME_INIT_DEPTH, CME_SRV_RNR_RETRY);
+		       e->conn.rnr_retry_count, e->conn.srq, resp, init, fc,
+		       rnr);
 		return -EPROTO;
 	}
 	return 0;
@@ -513,8 +526,10 @@ static const struct cme_event *cme_ep_find(struct cme_ep *ep,
  */
 int cme_check_request(struct cme_ep *srv, u32 index, u32 qp_num)
 {
+	u8 fc, retry, rnr;
 	const struct cme_event *e;
 	char what[48];
+	bool iw;
 
 	e = cme_ep_wait(srv, RDMA_CM_EVENT_CONNECT_REQUEST);
 	if (IS_ERR(e))
@@ -542,17 +557,23 @@ int cme_check_request(struct cme_ep *srv, u32 index, u32 qp_num)
 		return -EPROTO;
 	srv->peer_qpn = e->conn.qp_num;
 	/* The passive side sees the active side's resources mirrored. */
+	iw = cme_is_iwarp(srv);
+	fc = !iw;
+	retry = iw ? 0 : CME_RETRY;
+	rnr = iw ? 0 : CME_RNR_RETRY;
+	if (iw)
+		qp_num = 0;	/* iw_cm does not carry it */
 	if (e->conn.responder_resources != CME_INIT_DEPTH ||
 	    e->conn.initiator_depth != CME_RESP_RES ||
-	    e->conn.flow_control != 1 || e->conn.retry_count != CME_RETRY ||
-	    e->conn.rnr_retry_count != CME_RNR_RETRY || e->conn.srq ||
+	    e->conn.flow_control != fc || e->conn.retry_count != retry ||
+	    e->conn.rnr_retry_count != rnr || e->conn.srq ||
 	    (qp_num && e->conn.qp_num != qp_num)) {
-		pr_err("FAIL: %s: CONNECT_REQUEST conn: responder_resources %u initiator_depth %u flow_control %u retry_count %u rnr_retry_count %u srq %u qp_num %u, expected %u %u 1 %u %u 0 %u\n",
+		pr_err("FAIL: %s: CONNECT_REQUEST conn: responder_resources %u initiator_depth %u flow_control %u retry_count %u rnr_retry_count %u srq %u qp_num %u, expected %u %u %u %u %u 0 %u\n",
 		       srv->name, e->conn.responder_resources,
 		       e->conn.initiator_depth, e->conn.flow_control,
 		       e->conn.retry_count, e->conn.rnr_retry_count,
 		       e->conn.srq, e->conn.qp_num, CME_INIT_DEPTH,
-		       CME_RESP_RES, CME_RETRY, CME_RNR_RETRY, qp_num);
+		       CME_RESP_RES, fc, retry, rnr, qp_num);
 		return -EPROTO;
 	}
 	return 0;
@@ -599,8 +620,9 @@ int cme_server_established(struct cme_ep *srv, struct cme_ep *cli)
 		       e->status);
 		return -EPROTO;
 	}
+	/* The IB CM names the peer's QP; iw_cm does not. */
 	e = cme_ep_find(cli, RDMA_CM_EVENT_ESTABLISHED);
-	if (e && e->conn.qp_num != srv->qp_num) {
+	if (e && !cme_is_iwarp(cli) && e->conn.qp_num != srv->qp_num) {
 		pr_err("FAIL: %s: ESTABLISHED names QP %u, the server's is %u\n",
 		       cli->name, e->conn.qp_num, srv->qp_num);
 		return -EPROTO;
