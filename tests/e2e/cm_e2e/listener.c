@@ -434,10 +434,15 @@ int cme_client_connect(struct cme_ep *ep)
 	return ret;
 }
 
-/* iWARP has none of the IB CM's fields (flow control, retries, SRQ). */
+/*
+ * iWARP has none of the IB CM's fields (flow control, retries, SRQ). A
+ * request the listener's handler rejected left @ep without an id: those
+ * only happen on the IB CM here.
+ */
 static bool cme_is_iwarp(struct cme_ep *ep)
 {
-	return rdma_protocol_iwarp(ep->id->device, ep->id->port_num);
+	return ep->id && ep->id->device &&
+	       rdma_protocol_iwarp(ep->id->device, ep->id->port_num);
 }
 
 /**
