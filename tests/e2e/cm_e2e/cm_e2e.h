@@ -76,6 +76,7 @@ enum cme_kind {
  * @rej_pdata: for REJECTED, the first bytes of the consumer reject data
  * @rej_msg: for REJECTED, rdma_reject_msg() of @status
  * @new_id: for CONNECT_REQUEST, the id was not the listening id
+ * @iwarp: the event's id was on an iWARP device (no IB CM fields)
  */
 struct cme_event {
 	enum rdma_cm_event_type type;
@@ -89,6 +90,7 @@ struct cme_event {
 	u8 rej_pdata[CME_REJ_PDATA_MAX];
 	const char *rej_msg;
 	bool new_id;
+	bool iwarp;
 };
 
 /**

@@ -230,6 +230,8 @@ void cme_ep_record(struct cme_ep *ep, struct rdma_cm_id *id,
 		e->type = ev->event;
 		e->status = ev->status;
 		e->new_id = new_id;
+		e->iwarp = id->device &&
+			   rdma_protocol_iwarp(id->device, id->port_num);
 		e->conn = *conn;
 		e->conn.private_data = NULL;
 		e->pdata_len = conn->private_data_len;

@@ -434,17 +434,6 @@ int cme_client_connect(struct cme_ep *ep)
 	return ret;
 }
 
-/*
- * iWARP has none of the IB CM's fields (flow control, retries, SRQ). A
- * request the listener's handler rejected left @ep without an id: those
- * only happen on the IB CM here.
- */
-static bool cme_is_iwarp(struct cme_ep *ep)
-{
-	return ep->id && ep->id->device &&
-	       rdma_protocol_iwarp(ep->id->device, ep->id->port_num);
-}
-
 /**
  * cme_client_established() - wait for ESTABLISHED and check what it says
  * @ep: the active endpoint
@@ -480,7 +469,7 @@ int cme_client_established(struct cme_ep *ep)
 			      ep->index))
 		return -EPROTO;
 	/* The IB CM mirrors the server's values; iw_cm gives back ours. */
-	iw = cme_is_iwarp(ep);
+	iw = e->iwarp;
 	resp = iw ? CME_INIT_DEPTH : CME_RESP_RES;
 	init = iw ? CME_RESP_RES : CME_INIT_DEPTH;
 	fc = !iw;
@@ -562,7 +551,7 @@ int cme_check_request(struct cme_ep *srv, u32 index, u32 qp_num)
 		return -EPROTO;
 	srv->peer_qpn = e->conn.qp_num;
 	/* The passive side sees the active side's resources mirrored. */
-	iw = cme_is_iwarp(srv);
+	iw = e->iwarp;
 	fc = !iw;
 	retry = iw ? 0 : CME_RETRY;
 	rnr = iw ? 0 : CME_RNR_RETRY;
@@ -627,7 +616,7 @@ int cme_server_established(struct cme_ep *srv, struct cme_ep *cli)
 	}
 	/* The IB CM names the peer's QP; iw_cm does not. */
 	e = cme_ep_find(cli, RDMA_CM_EVENT_ESTABLISHED);
-	if (e && !cme_is_iwarp(cli) && e->conn.qp_num != srv->qp_num) {
+	if (e && !e->iwarp && e->conn.qp_num != srv->qp_num) {
 		pr_err("FAIL: %s: ESTABLISHED names QP %u, the server's is %u\n",
 		       cli->name, e->conn.qp_num, srv->qp_num);
 		return -EPROTO;
