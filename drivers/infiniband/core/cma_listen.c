@@ -34,15 +34,11 @@ struct cma_dev_listen {
 /* Wildcard listeners, to be offered every device that comes. */
 static LIST_HEAD(cma_listen_any);
 
-/**
- * cma_listen_on_device - start listening on one device
- * @cid: the listener
- * @cma_dev: the device, speaking the IB CM or the iWARP CM
- *
- * Context: process context, cma_lock held.
- * Return: 0, or the error of the IB CM or iWARP CM.
+/*
+ * Start listening on one device, speaking the IB CM or the iWARP CM.
+ * Called with cma_lock held.
  */
-int cma_listen_on_device(struct cma_id *cid, struct cma_device *cma_dev)
+static int cma_listen_on_device(struct cma_id *cid, struct cma_device *cma_dev)
 {
 	struct ib_device *device = cma_dev->device;
 	struct cma_dev_listen *dl;

@@ -9,8 +9,9 @@
 #include "cma_priv.h"
 
 /*
- * Protects the device list and, later, the listener lists. Taken after
- * rtnl, before any id's handler mutex.
+ * Protects the device list and each device's ids, the port tables, the
+ * listens and the wildcard listeners, and reuseaddr/afonly. Taken after
+ * rtnl and any handler mutex; never held while a handler runs.
  */
 DEFINE_MUTEX(cma_lock);
 

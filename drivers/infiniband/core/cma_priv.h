@@ -3,9 +3,9 @@
  * Private declarations shared by the files of the connection manager.
  *
  * Locking, from outermost to innermost (Documentation/design.rst):
- *   rtnl  >  cma_lock  >  listener's handler_mutex  >  child's handler_mutex
- *   handler_mutex  >  cma_id.lock (a spinlock, held only to read or
- *   change the state)
+ *   rtnl  >  listener's handler_mutex  >  child's handler_mutex
+ *         >  cma_lock  >  cma_id.qp_mutex  >  cma_id.lock (a spinlock,
+ *   held only to read or change the state and the multicast list)
  */
 #ifndef _CMA_PRIV_H
 #define _CMA_PRIV_H
@@ -222,7 +222,6 @@ void cma_release_dev(struct cma_id *cid);
 void cma_devices_show(struct seq_file *m);
 
 /* cma_listen.c */
-int cma_listen_on_device(struct cma_id *cid, struct cma_device *cma_dev);
 void cma_listen_device_added(struct cma_device *cma_dev);
 void cma_listen_device_removed(struct cma_device *cma_dev);
 void cma_listen_stop(struct cma_id *cid);
