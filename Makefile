@@ -21,8 +21,24 @@ ifeq ($(KDIR),)
 $(error no kernel build tree: install linux-headers-amd64 or set KDIR)
 endif
 
+# The kernel source of KDIR's kernel, for ib_core's private headers: the
+# exported symbols must see them to carry the in-box CRCs (see
+# drivers/infiniband/core/abi/exports.c). A full build tree links its
+# source as "source"; for Debian's headers it is linux-source-6.1 as
+# scripts/test-kernel --source extracts it.
+core_priv = drivers/infiniband/core/core_priv.h
+KSRC ?= $(patsubst %/$(core_priv),%,$(firstword $(wildcard \
+	$(addsuffix /$(core_priv),$(KDIR)/source $(KDIR) \
+	$(sort $(wildcard /var/cache/rdma-cm/linux-source-*))))))
+
+ifeq ($(KSRC),)
+$(warning no kernel source for KDIR: the exported symbols will not carry \
+	the in-box CRCs, so MODVERSIONS consumers such as rdma_ucm will not \
+	load on this rdma_cm; run scripts/test-kernel --source or set KSRC)
+endif
+
 modules:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) KSRC=$(KSRC) modules
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean

@@ -124,7 +124,6 @@ int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 {
 	return cma_bind(to_cma_id(id), addr, NULL);
 }
-EXPORT_SYMBOL(rdma_bind_addr);
 
 /**
  * rdma_set_reuseaddr - let other ids bind the same address and port
@@ -152,7 +151,6 @@ int rdma_set_reuseaddr(struct rdma_cm_id *id, int reuse)
 	mutex_unlock(&cma_lock);
 	return ret;
 }
-EXPORT_SYMBOL(rdma_set_reuseaddr);
 
 /**
  * rdma_set_afonly - keep an IPv6 id to IPv6 traffic
@@ -179,4 +177,3 @@ int rdma_set_afonly(struct rdma_cm_id *id, int afonly)
 	mutex_unlock(&cma_lock);
 	return ret;
 }
-EXPORT_SYMBOL(rdma_set_afonly);

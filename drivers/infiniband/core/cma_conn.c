@@ -82,7 +82,6 @@ int rdma_connect_locked(struct rdma_cm_id *id,
 		cma_transition(cid, RDMA_CM_CONNECT, RDMA_CM_ROUTE_RESOLVED);
 	return ret;
 }
-EXPORT_SYMBOL(rdma_connect_locked);
 
 /**
  * rdma_connect - start connecting
@@ -103,7 +102,6 @@ int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	mutex_unlock(&cid->handler_mutex);
 	return ret;
 }
-EXPORT_SYMBOL(rdma_connect);
 
 /**
  * rdma_connect_ece - start connecting, with ECE options
@@ -120,7 +118,6 @@ int rdma_connect_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
 	cma_set_ece(to_cma_id(id), ece);
 	return rdma_connect(id, conn_param);
 }
-EXPORT_SYMBOL(rdma_connect_ece);
 
 /**
  * rdma_accept - accept a connection, or complete one
@@ -168,7 +165,6 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	}
 	return ret;
 }
-EXPORT_SYMBOL(rdma_accept);
 
 /**
  * rdma_accept_ece - accept a connection, with ECE options
@@ -185,7 +181,6 @@ int rdma_accept_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
 	cma_set_ece(to_cma_id(id), ece);
 	return rdma_accept(id, conn_param);
 }
-EXPORT_SYMBOL(rdma_accept_ece);
 
 /**
  * rdma_reject - refuse a connection request, or a reply
@@ -220,7 +215,6 @@ int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 	trace_cm_send(cid->handle, "REJ", ret);
 	return ret;
 }
-EXPORT_SYMBOL(rdma_reject);
 
 /**
  * rdma_disconnect - tear a connection down
@@ -255,7 +249,6 @@ int rdma_disconnect(struct rdma_cm_id *id)
 			      ib_send_cm_drep(cid->ib, NULL, 0));
 	return 0;
 }
-EXPORT_SYMBOL(rdma_disconnect);
 
 /**
  * rdma_notify - tell the CM about an event on the id's QP
@@ -277,7 +270,6 @@ int rdma_notify(struct rdma_cm_id *id, enum ib_event_type event)
 		return -EINVAL;
 	return ib_cm_notify(cid->ib, event);
 }
-EXPORT_SYMBOL(rdma_notify);
 
 /**
  * rdma_consumer_reject_data - the peer consumer's data in a rejection
@@ -303,4 +295,3 @@ const void *rdma_consumer_reject_data(struct rdma_cm_id *id,
 	*data_len = 0;
 	return NULL;
 }
-EXPORT_SYMBOL(rdma_consumer_reject_data);

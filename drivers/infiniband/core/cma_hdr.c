@@ -179,4 +179,3 @@ __be64 rdma_get_service_id(struct rdma_cm_id *id, struct sockaddr *addr)
 {
 	return cma_service_id(id->ps, cma_addr_port(addr));
 }
-EXPORT_SYMBOL(rdma_get_service_id);

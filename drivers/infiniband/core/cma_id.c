@@ -137,7 +137,6 @@ struct rdma_cm_id *__rdma_create_kernel_id(struct net *net,
 			   RDMA_CM_IDLE, caller ? caller : "");
 	return IS_ERR(cid) ? ERR_CAST(cid) : &cid->id;
 }
-EXPORT_SYMBOL(__rdma_create_kernel_id);
 
 /**
  * rdma_create_user_id - create an id on behalf of a user-space process
@@ -169,7 +168,6 @@ struct rdma_cm_id *rdma_create_user_id(rdma_cm_event_handler event_handler,
 	cid->pid = task_tgid_vnr(current);
 	return &cid->id;
 }
-EXPORT_SYMBOL(rdma_create_user_id);
 
 /**
  * cma_id_get - take a reference on an id
@@ -289,7 +287,6 @@ void rdma_destroy_id(struct rdma_cm_id *id)
 	mutex_lock(&cid->handler_mutex);
 	cma_destroy_handler_unlock(cid);
 }
-EXPORT_SYMBOL(rdma_destroy_id);
 
 /**
  * rdma_lock_handler - hold off event delivery on an id
@@ -306,7 +303,6 @@ void rdma_lock_handler(struct rdma_cm_id *id)
 {
 	mutex_lock(&to_cma_id(id)->handler_mutex);
 }
-EXPORT_SYMBOL(rdma_lock_handler);
 
 /**
  * rdma_unlock_handler - let event delivery on an id go on
@@ -318,7 +314,6 @@ void rdma_unlock_handler(struct rdma_cm_id *id)
 {
 	mutex_unlock(&to_cma_id(id)->handler_mutex);
 }
-EXPORT_SYMBOL(rdma_unlock_handler);
 
 /**
  * cma_id_count - how many ids are alive

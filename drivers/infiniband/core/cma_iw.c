@@ -285,4 +285,3 @@ struct iw_cm_id *rdma_iw_cm_id(struct rdma_cm_id *id)
 {
 	return to_cma_id(id)->iw;
 }
-EXPORT_SYMBOL(rdma_iw_cm_id);

@@ -197,7 +197,6 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 		cma_transition(cid, RDMA_CM_LISTEN, RDMA_CM_ADDR_BOUND);
 	return ret;
 }
-EXPORT_SYMBOL(rdma_listen);
 
 /* Is @cid a listener for a request to @dst that arrived on @device? */
 static bool cma_listener_matches(struct cma_id *cid, const struct sockaddr *dst,

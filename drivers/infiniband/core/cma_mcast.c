@@ -250,7 +250,6 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 	queue_work(cma_wq, &mc->work);
 	return 0;
 }
-EXPORT_SYMBOL(rdma_join_multicast);
 
 /**
  * rdma_leave_multicast - leave a multicast group
@@ -282,7 +281,6 @@ void rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
 	if (found)
 		cma_mc_free(cid, found);
 }
-EXPORT_SYMBOL(rdma_leave_multicast);
 
 /**
  * cma_mc_leave_all - leave every group of an id being destroyed

@@ -43,7 +43,6 @@ const char *__attribute_const__ rdma_event_msg(enum rdma_cm_event_type event)
 		return cma_event_names[i];
 	return "unrecognized event";
 }
-EXPORT_SYMBOL(rdma_event_msg);
 
 /**
  * rdma_reject_msg - name of the reason a connection was rejected
@@ -67,4 +66,3 @@ const char *__attribute_const__ rdma_reject_msg(struct rdma_cm_id *id,
 		return iwcm_reject_msg(reason);
 	return "unrecognized transport";
 }
-EXPORT_SYMBOL(rdma_reject_msg);

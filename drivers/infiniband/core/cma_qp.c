@@ -84,7 +84,6 @@ int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 		qp_attr->min_rnr_timer = cid->min_rnr_timer;
 	return 0;
 }
-EXPORT_SYMBOL(rdma_init_qp_attr);
 
 static int cma_modify_qp(struct cma_id *cid, struct ib_qp *qp,
 			 enum ib_qp_state state)
@@ -166,7 +165,6 @@ out:
 	mutex_unlock(&cid->qp_mutex);
 	return ret;
 }
-EXPORT_SYMBOL(rdma_create_qp);
 
 /**
  * rdma_destroy_qp - destroy the QP of an id
@@ -184,7 +182,6 @@ void rdma_destroy_qp(struct rdma_cm_id *id)
 	id->qp = NULL;
 	mutex_unlock(&cid->qp_mutex);
 }
-EXPORT_SYMBOL(rdma_destroy_qp);
 
 /**
  * cma_qp_to_rtr - move an id's QP to RTR, if it has one
@@ -289,7 +286,6 @@ int rdma_set_ack_timeout(struct rdma_cm_id *id, u8 timeout)
 	cid->timeout_set = true;
 	return 0;
 }
-EXPORT_SYMBOL(rdma_set_ack_timeout);
 
 /**
  * rdma_set_min_rnr_timer - set the minimal RNR NAK timer of an id's QP
@@ -309,4 +305,3 @@ int rdma_set_min_rnr_timer(struct rdma_cm_id *id, u8 min_rnr_timer)
 	cid->min_rnr_timer_set = true;
 	return 0;
 }
-EXPORT_SYMBOL(rdma_set_min_rnr_timer);

@@ -189,4 +189,3 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 	}
 	return ret;
 }
-EXPORT_SYMBOL(rdma_resolve_addr);

@@ -131,7 +131,6 @@ int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 		cma_transition(cid, RDMA_CM_ROUTE_QUERY, RDMA_CM_ADDR_RESOLVED);
 	return ret;
 }
-EXPORT_SYMBOL(rdma_resolve_route);
 
 /**
  * rdma_set_ib_path - use a path the consumer resolved itself
@@ -183,7 +182,6 @@ err:
 	cma_transition(cid, RDMA_CM_ROUTE_RESOLVED, RDMA_CM_ADDR_RESOLVED);
 	return ret;
 }
-EXPORT_SYMBOL(rdma_set_ib_path);
 
 /**
  * rdma_set_service_type - set the type of service of an id's traffic
@@ -200,7 +198,6 @@ void rdma_set_service_type(struct rdma_cm_id *id, int tos)
 	cid->tos = tos;
 	cid->tos_set = true;
 }
-EXPORT_SYMBOL(rdma_set_service_type);
 
 /**
  * rdma_read_gids - the source and destination GIDs an id uses
@@ -236,4 +233,3 @@ void rdma_read_gids(struct rdma_cm_id *id, union ib_gid *sgid,
 			rdma_addr_get_dgid(dev_addr, dgid);
 	}
 }
-EXPORT_SYMBOL(rdma_read_gids);
