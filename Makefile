@@ -9,6 +9,10 @@
 #   make demo           boot the test kernel with rxe and siw and show the
 #                       module at work (scripts/demo)
 #   make test-kernel    build (or find) the cached test kernel
+#   make install        put our rdma_cm.ko in KDIR's kernel's updates/,
+#                       where depmod prefers it to the in-box one, and run
+#                       depmod (INSTALL_MOD_PATH=DIR stages it under DIR)
+#   make uninstall      take it out again and run depmod
 #   make clean
 #
 # KDIR defaults to the running kernel's build tree and falls back to the
@@ -40,6 +44,22 @@ endif
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) KSRC=$(KSRC) modules
 
+# The kernel release KDIR builds for (Debian's headers say 6.1.192 in
+# kernel.release but 6.1.0-N-amd64, the true one, in utsrelease.h).
+KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h)
+installed = $(INSTALL_MOD_PATH)/lib/modules/$(KVER)/updates/rdma_cm.ko
+depmod = depmod -b $(or $(INSTALL_MOD_PATH),/) $(KVER)
+
+install: modules
+	install -D -m 644 drivers/infiniband/core/rdma_cm.ko $(installed)
+	strip --strip-debug $(installed)
+	$(depmod)
+
+uninstall:
+	rm -f $(installed)
+	$(depmod)
+
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 
@@ -55,4 +75,4 @@ demo:
 test-kernel:
 	scripts/test-kernel
 
-.PHONY: modules clean check interop demo test-kernel
+.PHONY: modules install uninstall clean check interop demo test-kernel
