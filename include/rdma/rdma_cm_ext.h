@@ -8,6 +8,20 @@
 #ifndef _RDMA_CM_EXT_H
 #define _RDMA_CM_EXT_H
 
+#include <linux/compiler.h>
+
+/*
+ * A module built with this header expects this rdma_cm, not the in-box
+ * one, which lacks these calls. Every such module references the symbol
+ * below, so that against the in-box CM it fails to load with a message
+ * that names the reason ("Unknown symbol
+ * rdma_cm_ext_requires_out_of_tree_rdma_cm") instead of failing later, or
+ * on whichever extension it happens to call first.
+ */
+extern const char rdma_cm_ext_requires_out_of_tree_rdma_cm[];
+static const char *const rdma_cm_ext_requirement __used =
+	rdma_cm_ext_requires_out_of_tree_rdma_cm;
+
 /**
  * enum rdma_cm_state - where an rdma_cm_id is in its life
  * @RDMA_CM_IDLE: created, nothing bound yet

@@ -22,6 +22,14 @@ DEFINE_MUTEX(cma_lock);
 struct workqueue_struct *cma_wq;
 EXPORT_SYMBOL_IF_KUNIT(cma_wq);
 
+/*
+ * Referenced by every module built with <rdma/rdma_cm_ext.h>: against
+ * the in-box CM such a module fails to load naming this symbol, which
+ * says what is missing.
+ */
+const char rdma_cm_ext_requires_out_of_tree_rdma_cm[] = "rdma_cm out of tree";
+EXPORT_SYMBOL(rdma_cm_ext_requires_out_of_tree_rdma_cm);
+
 static int __init cma_init(void)
 {
 	int ret;
