@@ -1,40 +1,33 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# rdma-core's tools through the in-box rdma_ucm loaded on top of our CM.
+# rdma-core's and perftest's tools through the in-box rdma_ucm loaded on
+# top of our CM: rping (validated), ucmatose, rdma_server/rdma_client,
+# cmtime, ib_send_lat/ib_send_bw -R and mckey, over RoCE and iWARP.
 . "$CM_TOP/tests/e2e/lib/common.sh"
+# shellcheck source=tests/e2e/lib/ucma.sh
+. "$CM_TOP/tests/e2e/lib/ucma.sh"
 
 modprobe rdma_ucm || fail "rdma_ucm does not load on our rdma_cm"
 [ -e /dev/infiniband/rdma_cm ] || fail "no /dev/infiniband/rdma_cm"
 
-# server_client NAME SERVER-CMD -- CLIENT-CMD: both must exit 0.
-server_client() {
-	local name=$1 spid rc=0
-	shift
-	local server=() client=()
-	while [ "$1" != -- ]; do server+=("$1"); shift; done
-	shift
-	client=("$@")
-	timeout 60 "${server[@]}" > "$CM_OUT/$name.server" 2>&1 &
-	spid=$!
-	sleep 1
-	timeout 60 "${client[@]}" > "$CM_OUT/$name.client" 2>&1 || rc=$?
-	wait "$spid" || rc=$((rc ? rc : $?))
-	sed "s/^/  $name server: /" "$CM_OUT/$name.server" | tail -n 5
-	sed "s/^/  $name client: /" "$CM_OUT/$name.client" | tail -n 5
-	[ "$rc" = 0 ] || fail "$name: exit $rc"
-	echo "ok: $name"
-}
-
-for a in "$CM_RXE_ADDR4" "$CM_RXE_ADDR6" "$CM_SIW_ADDR4"; do
-	server_client "rping-$a" rping -s -a "$a" -v -C 10 -- \
-		rping -c -a "$a" -v -C 10
-	server_client "ucmatose-$a" ucmatose -b "$a" -c 4 -- \
-		ucmatose -s "$a" -c 4
+# 100 validated pings on each device, fewer over IPv6 to keep it short.
+rping_pair "$CM_RXE_ADDR4" 100
+rping_pair "$CM_SIW_ADDR4" 100
+rping_pair "$CM_RXE_ADDR6" 20
+rping_pair "$CM_SIW_ADDR6" 20
+for a in "$CM_RXE_ADDR4" "$CM_RXE_ADDR6" "$CM_SIW_ADDR4" "$CM_SIW_ADDR6"; do
+	ucmatose_pair "$a" 10
 done
 # The IB port space for RC, with a type of service and an ACK timeout.
 server_client ucmatose-ib ucmatose -P ib -b "$CM_RXE_ADDR4" -c 2 -- \
 	ucmatose -P ib -s "$CM_RXE_ADDR4" -c 2 -t 32 -a 16
+
+rdma_server_client "$CM_RXE_ADDR4"
+rdma_server_client "$CM_SIW_ADDR4"
+cmtime_pair "$CM_RXE_ADDR4" 10
+send_lat_pair "$CM_RXE_ADDR4" rxe0
+send_bw_pair "$CM_RXE_ADDR4" rxe0
 
 server_client mckey mckey -m 239.1.2.3 -b "$CM_RXE_ADDR4" -c 5 -- \
 	mckey -m 239.1.2.3 -b "$CM_RXE_ADDR4" -s -c 5

@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: GPL-2.0
+# rdma-core's and perftest's tools through rdma_ucm, a server and a client
+# at a time: used by tests/e2e/ucma_tools.sh (test kernel) and
+# tests/stock/run (Debian's stock kernel). Source tests/e2e/lib/common.sh
+# first.
+# shellcheck shell=bash
+
+# server_client NAME SERVER-CMD -- CLIENT-CMD: run both, show the end of
+# their output; both must exit 0.
+server_client() {
+	local name=$1 spid rc=0
+	shift
+	local server=() client=()
+	while [ "$1" != -- ]; do server+=("$1"); shift; done
+	shift
+	client=("$@")
+	timeout 60 "${server[@]}" > "$CM_OUT/$name.server" 2>&1 &
+	spid=$!
+	nap 1
+	timeout 60 "${client[@]}" > "$CM_OUT/$name.client" 2>&1 || rc=$?
+	wait "$spid" || rc=$((rc ? rc : $?))
+	show_tail "$name server" "$CM_OUT/$name.server"
+	show_tail "$name client" "$CM_OUT/$name.client"
+	[ "$rc" = 0 ] || fail "$name: exit $rc"
+	echo "ok: $name"
+}
+
+show_tail() {
+	local -a lines
+	mapfile -t lines < "$2"
+	local n=${#lines[@]} i
+	for ((i = n > 5 ? n - 5 : 0; i < n; i++)); do
+		echo "  $1: ${lines[i]}"
+	done
+}
+
+# rping with data validation, COUNT iterations, to ADDR.
+rping_pair() {
+	server_client "rping-$1" rping -s -a "$1" -v -C "$2" -- \
+		rping -c -a "$1" -v -C "$2"
+}
+
+# ucmatose: COUNT connections to ADDR, a message each way on each.
+ucmatose_pair() {
+	server_client "ucmatose-$1" ucmatose -b "$1" -c "$2" -- \
+		ucmatose -s "$1" -c "$2"
+}
+
+# librdmacm's rdma_server and rdma_client (the rdma_getaddrinfo path).
+rdma_server_client() {
+	server_client "rdma_server-$1" rdma_server -p 7471 -- \
+		rdma_client -s "$1" -p 7471
+}
+
+# cmtime: COUNT connections set up and torn down at once. Its server
+# serves until it is stopped: the client's status is the verdict.
+cmtime_pair() {
+	local name=cmtime-$1 spid
+	timeout 60 cmtime -b "$1" -c "$2" > "$CM_OUT/$name.server" 2>&1 &
+	spid=$!
+	nap 1
+	timeout 60 cmtime -s "$1" -c "$2" > "$CM_OUT/$name.client" 2>&1 ||
+		fail "$name: client exit $?"
+	kill "$spid"
+	wait "$spid" || true
+	show_tail "$name client" "$CM_OUT/$name.client"
+	echo "ok: $name"
+}
+
+# perftest's ib_send_lat with rdma_cm connection setup (-R) on DEVICE.
+send_lat_pair() {
+	server_client "ib_send_lat-$1" ib_send_lat -R -d "$2" -n 100 -- \
+		ib_send_lat -R -d "$2" -n 100 "$1"
+}
+
+# ib_send_bw -R on DEVICE. Under TCG perftest cannot calibrate its clock
+# (its fit of the cycle counter stays below r^2 0.9) and so ends with
+# "Can't produce a report" and status 1 after the transfer: what counts
+# here, the connection through rdma_cm and the sends, shows as both
+# sides reaching the report's header after exchanging QP numbers.
+send_bw_pair() {
+	local name=ib_send_bw-$1 f
+	server_client "$name" sh -c "ib_send_bw -R -d $2 -s 4096 -n 100; true" -- \
+		sh -c "ib_send_bw -R -d $2 -s 4096 -n 100 $1; true"
+	for f in "$CM_OUT/$name.server" "$CM_OUT/$name.client"; do
+		grep -q 'remote address: LID' "$f" ||
+			fail "$name: no connection in $f"
+		grep -q 'BW average' "$f" || fail "$name: no transfer in $f"
+		if ! grep -q "Can't produce a report" "$f"; then
+			grep -Eq '^ *4096 +100 ' "$f" ||
+				fail "$name: no report line in $f"
+		fi
+	done
+	echo "ok: $name connected and sent"
+}
