@@ -9,9 +9,10 @@
 #   make demo           boot the test kernel with rxe and siw and show the
 #                       module at work (scripts/demo)
 #   make test-kernel    build (or find) the cached test kernel
-#   make install        put our rdma_cm.ko in KDIR's kernel's updates/,
-#                       where depmod prefers it to the in-box one, and run
-#                       depmod (INSTALL_MOD_PATH=DIR stages it under DIR)
+#   make install        put the rdma_cm.ko make built in KDIR's kernel's
+#                       updates/, where depmod prefers it to the in-box
+#                       one, and run depmod (INSTALL_MOD_PATH=DIR stages
+#                       it under DIR)
 #   make uninstall      take it out again and run depmod
 #   make clean
 #
@@ -48,11 +49,17 @@ modules:
 # kernel.release but 6.1.0-N-amd64, the true one, in utsrelease.h).
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
 	$(KDIR)/include/generated/utsrelease.h)
+ko = drivers/infiniband/core/rdma_cm.ko
 installed = $(INSTALL_MOD_PATH)/lib/modules/$(KVER)/updates/rdma_cm.ko
 depmod = depmod -b $(or $(INSTALL_MOD_PATH),/) $(KVER)
 
-install: modules
-	install -D -m 644 drivers/infiniband/core/rdma_cm.ko $(installed)
+# Installs what make built, as modules_install does, after checking that
+# it was built for KDIR's kernel.
+install:
+	@modinfo -F vermagic $(ko) 2>/dev/null | grep -q '^$(KVER) ' || { \
+		echo "$(ko) is not built for $(KVER): run make KDIR=$(KDIR) first"; \
+		exit 1; }
+	install -D -m 644 $(ko) $(installed)
 	strip --strip-debug $(installed)
 	$(depmod)
 

@@ -18,9 +18,9 @@
  * rdma_cm_ext_requires_out_of_tree_rdma_cm") instead of failing later, or
  * on whichever extension it happens to call first.
  */
-extern const char rdma_cm_ext_requires_out_of_tree_rdma_cm[];
-static const char *const rdma_cm_ext_requirement __used =
-	rdma_cm_ext_requires_out_of_tree_rdma_cm;
+extern const unsigned int rdma_cm_ext_requires_out_of_tree_rdma_cm;
+static const unsigned int *const rdma_cm_ext_requirement __used =
+	&rdma_cm_ext_requires_out_of_tree_rdma_cm;
 
 /**
  * enum rdma_cm_state - where an rdma_cm_id is in its life

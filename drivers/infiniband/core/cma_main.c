@@ -25,9 +25,9 @@ EXPORT_SYMBOL_IF_KUNIT(cma_wq);
 /*
  * Referenced by every module built with <rdma/rdma_cm_ext.h>: against
  * the in-box CM such a module fails to load naming this symbol, which
- * says what is missing.
+ * says what is missing. Its value is the version of the extensions.
  */
-const char rdma_cm_ext_requires_out_of_tree_rdma_cm[] = "rdma_cm out of tree";
+const unsigned int rdma_cm_ext_requires_out_of_tree_rdma_cm = 1;
 EXPORT_SYMBOL(rdma_cm_ext_requires_out_of_tree_rdma_cm);
 
 static int __init cma_init(void)
