@@ -3,7 +3,8 @@
 #
 # rdma-core's and perftest's tools through the in-box rdma_ucm loaded on
 # top of our CM: rping (validated), ucmatose, rdma_server/rdma_client,
-# cmtime, ib_send_lat/ib_send_bw -R and mckey, over RoCE and iWARP.
+# cmtime, ib_send_lat/ib_send_bw -R, udaddy and mckey, over RoCE and
+# iWARP.
 . "$CM_TOP/tests/e2e/lib/common.sh"
 # shellcheck source=tests/e2e/lib/ucma.sh
 . "$CM_TOP/tests/e2e/lib/ucma.sh"
@@ -22,6 +23,17 @@ done
 # The IB port space for RC, with a type of service and an ACK timeout.
 server_client ucmatose-ib ucmatose -P ib -b "$CM_RXE_ADDR4" -c 2 -- \
 	ucmatose -P ib -s "$CM_RXE_ADDR4" -c 2 -t 32 -a 16
+
+# UD over SIDR: datagrams both ways after the CM's resolution, then a
+# request refused and one accepted (tests/ucma/ud_reject).
+server_client udaddy-4 udaddy -b "$CM_RXE_ADDR4" -c 4 -- \
+	udaddy -s "$CM_RXE_ADDR4" -c 4
+server_client udaddy-6 udaddy -b "$CM_RXE_ADDR6" -c 2 -- \
+	udaddy -s "$CM_RXE_ADDR6" -c 2
+server_client udaddy-ipoib udaddy -P ipoib -b "$CM_RXE_ADDR4" -c 2 -- \
+	udaddy -P ipoib -s "$CM_RXE_ADDR4" -c 2
+tests/ucma/ud_reject "$CM_RXE_ADDR4" 7480
+tests/ucma/ud_reject "$CM_RXE_ADDR6" 7481
 
 rdma_server_client "$CM_RXE_ADDR4"
 rdma_server_client "$CM_SIW_ADDR4"

@@ -2,7 +2,8 @@
 /*
  * The connection calls of the API: connect, accept, reject, disconnect,
  * notify. They check the id's state and hand the work to the transport:
- * cma_ib.c for InfiniBand and RoCE, cma_iw.c for iWARP.
+ * cma_ib.c for InfiniBand and RoCE, cma_sidr.c for UD over either, and
+ * cma_iw.c for iWARP.
  */
 
 #include <rdma/ib_cm.h>
@@ -46,7 +47,10 @@ static bool cma_is_connected_qp(struct rdma_cm_id *id)
  *	data is carried behind the CM's own header, at most 56 bytes; iWARP
  *	carries it as is
  *
- * Without a QP on @id, qp_num and srq come from @conn_param.
+ * Without a QP on @id, qp_num and srq come from @conn_param. A UD id
+ * (InfiniBand and RoCE only) sends a SIDR REQ, with at most 180 bytes of
+ * private data; its ESTABLISHED carries the address handle, the remote QP
+ * number and the qkey to send datagrams with.
  *
  * Context: process context, @id's handler mutex held.
  * Return: 0 if the request went out (the answer comes as an event), or
@@ -70,11 +74,11 @@ int rdma_connect_locked(struct rdma_cm_id *id,
 		cid->srq = conn_param->srq;
 	}
 
-	if (!cma_is_connected_qp(id))
-		ret = -EOPNOTSUPP;
+	if (cma_is_ib(id) && !cma_is_connected_qp(id))
+		ret = cma_sidr_connect(cid, conn_param);
 	else if (cma_is_ib(id))
 		ret = cma_ib_connect(cid, conn_param);
-	else if (cma_is_iw(id))
+	else if (cma_is_iw(id) && cma_is_connected_qp(id))
 		ret = cma_iw_connect(cid, conn_param);
 	else
 		ret = -EINVAL;
@@ -119,6 +123,19 @@ int rdma_connect_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
 	return rdma_connect(id, conn_param);
 }
 
+/* UD: answer the SIDR REQ with our QP number and qkey. */
+static int cma_accept_ud(struct cma_id *cid,
+			 const struct rdma_conn_param *conn_param)
+{
+	if (!conn_param)
+		return cma_sidr_reply(cid, IB_SIDR_SUCCESS, 0, NULL, 0);
+	if (!cid->id.qp)
+		cid->qp_num = conn_param->qp_num;
+	return cma_sidr_reply(cid, IB_SIDR_SUCCESS, conn_param->qkey,
+			      conn_param->private_data,
+			      conn_param->private_data_len);
+}
+
 /**
  * rdma_accept - accept a connection, or complete one
  * @id: on the passive side, the id of a CONNECT_REQUEST; on the active
@@ -128,7 +145,10 @@ int rdma_connect_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
  *	(InfiniBand and RoCE only)
  *
  * The QP, if any, moves to RTR and RTS first. ESTABLISHED follows. If
- * accepting fails, the QP goes to ERR and the peer gets a REJ.
+ * accepting fails, the QP goes to ERR and the peer gets a REJ. A UD id
+ * answers the SIDR REQ with its QP number and qkey (@conn_param's qkey
+ * must be 0 or the port space's; private data at most 136 bytes), and no
+ * event follows on this side.
  *
  * Context: process context, with @id's handler mutex held: from @id's
  * handler, or between rdma_lock_handler() and rdma_unlock_handler().
@@ -144,7 +164,7 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	if (cma_state(cid) != RDMA_CM_CONNECT || !cma_has_conn(cid))
 		return -EINVAL;
 	if (!cma_is_connected_qp(id))
-		return -EOPNOTSUPP;
+		return cma_accept_ud(cid, conn_param);
 	if (cid->iw && !conn_param)
 		return -EINVAL;
 
@@ -191,6 +211,8 @@ int rdma_accept_ece(struct rdma_cm_id *id, struct rdma_conn_param *conn_param,
  *	peer read @private_data with rdma_consumer_reject_data(). iWARP has
  *	no reasons: its peer always sees -ECONNREFUSED.
  *
+ * A UD id answers its SIDR REQ with a SIDR REP of status reject (data up
+ * to 136 bytes; @reason is not sent): the peer gets UNREACHABLE.
  * The id keeps its state; the consumer destroys it.
  *
  * Context: process context.
@@ -208,6 +230,9 @@ int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 		trace_cm_send(cid->handle, "MPA reject", ret);
 		return ret;
 	}
+	if (cid->ib && !cma_is_connected_qp(id))
+		return cma_sidr_reply(cid, IB_SIDR_REJECT, 0, private_data,
+				      private_data_len);
 	if (!cid->ib || private_data_len > IB_CM_REJ_PRIVATE_DATA_SIZE)
 		return -EINVAL;
 	ret = ib_send_cm_rej(cid->ib, reason, NULL, 0, private_data,

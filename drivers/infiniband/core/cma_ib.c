@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Connections over the IB CM (InfiniBand and RoCE): the active side's REQ,
- * the passive side's handling of a REQ, REP and RTU, REJ, DREQ and DREP,
- * and the translation of IB CM events into CM events.
+ * the passive side's handling of a REQ (and of a SIDR REQ, the UD
+ * request, whose other half is in cma_sidr.c), REP and RTU, REJ, DREQ and
+ * DREP, and the translation of IB CM events into CM events.
  *
  * IB CM callbacks run in process context, from the IB CM's workqueue; a
  * callback that returns non-zero has the IB CM destroy its ib_cm_id.
@@ -267,9 +268,8 @@ static int cma_ib_handler(struct ib_cm_id *ib, const struct ib_cm_event *ev)
 }
 
 /* The namespace of the netdev a RoCE request arrived on. */
-static struct net *cma_req_net(const struct ib_cm_event *ev)
+static struct net *cma_req_net(const struct ib_gid_attr *attr)
 {
-	const struct ib_gid_attr *attr = ev->param.req_rcvd.ppath_sgid_attr;
 	struct net_device *ndev;
 	struct net *net = NULL;
 
@@ -284,12 +284,16 @@ static struct net *cma_req_net(const struct ib_cm_event *ev)
 }
 
 /**
- * struct cma_req - what a REQ says, decoded
+ * struct cma_req - what a REQ or SIDR REQ says, decoded
  * @net: the namespace it arrived in, a reference
  * @ps: port space of its service ID
  * @port: port of its service ID
  * @src: the active side's address and port, from the CM header
  * @dst: the address connected to, with @port
+ * @device_port: the device port it arrived on
+ * @sgid_attr: the GID it was sent to (RoCE), or NULL
+ * @path: its path (REQ only; NULL for a SIDR REQ)
+ * @qp_type: RC or UC for a REQ, UD for a SIDR REQ
  */
 struct cma_req {
 	struct net *net;
@@ -297,16 +301,19 @@ struct cma_req {
 	u16 port;
 	struct sockaddr_storage src;
 	struct sockaddr_storage dst;
+	u32 device_port;
+	const struct ib_gid_attr *sgid_attr;
+	const struct sa_path_rec *path;
+	enum ib_qp_type qp_type;
 };
 
 /*
  * On RoCE a GID is an IP address: the header's destination must be the
  * one the request was sent to, or the header lies about where it goes.
  */
-static bool cma_req_addressed_to(const struct ib_cm_event *ev,
+static bool cma_req_addressed_to(const struct ib_gid_attr *attr,
 				 struct sockaddr *dst)
 {
-	const struct ib_gid_attr *attr = ev->param.req_rcvd.ppath_sgid_attr;
 	union ib_gid gid;
 
 	if (!attr || !rdma_protocol_roce(attr->device, attr->port_num))
@@ -315,21 +322,50 @@ static bool cma_req_addressed_to(const struct ib_cm_event *ev,
 	return !memcmp(&gid, &attr->gid, sizeof(gid));
 }
 
+/* Where a request arrived and what it asks for, by kind of request. */
+static int cma_req_origin(struct cma_req *req, const struct ib_cm_event *ev,
+			  __be64 *sid)
+{
+	const struct ib_cm_req_event_param *rq = &ev->param.req_rcvd;
+	const struct ib_cm_sidr_req_event_param *sidr = &ev->param.sidr_req_rcvd;
+
+	switch (ev->event) {
+	case IB_CM_REQ_RECEIVED:
+		*sid = rq->primary_path->service_id;
+		req->device_port = rq->port;
+		req->sgid_attr = rq->ppath_sgid_attr;
+		req->path = rq->primary_path;
+		req->qp_type = rq->qp_type;
+		return 0;
+	case IB_CM_SIDR_REQ_RECEIVED:
+		*sid = sidr->service_id;
+		req->device_port = sidr->port;
+		req->sgid_attr = sidr->sgid_attr;
+		req->qp_type = IB_QPT_UD;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
 static int cma_req_decode(struct cma_req *req, const struct ib_cm_event *ev)
 {
-	__be64 sid = ev->param.req_rcvd.primary_path->service_id;
+	__be64 sid;
 	int ret;
 
+	ret = cma_req_origin(req, ev, &sid);
+	if (ret)
+		return ret;
 	ret = cma_service_id_split(sid, &req->ps, &req->port);
 	if (ret)
 		return ret;
 	ret = cma_hdr_decode(ev->private_data, &req->src, &req->dst);
 	if (ret)
 		return ret;
-	if (!cma_req_addressed_to(ev, (struct sockaddr *)&req->dst))
+	if (!cma_req_addressed_to(req->sgid_attr, (struct sockaddr *)&req->dst))
 		return -EINVAL;
 	cma_addr_set_port((struct sockaddr *)&req->dst, req->port);
-	req->net = cma_req_net(ev);
+	req->net = cma_req_net(req->sgid_attr);
 	return req->net ? 0 : -ENODEV;
 }
 
@@ -343,20 +379,31 @@ static void cma_copy_l2(struct rdma_dev_addr *dev_addr,
 	dev_addr->bound_dev_if = ndev->ifindex;
 }
 
-/* The passive id of a REQ, born in CONNECT, bound like its request. */
+/* A REQ's path, for the passive id's route; a SIDR REQ has none. */
+static int cma_req_route(struct rdma_route *route, const struct cma_req *req)
+{
+	if (!req->path)
+		return 0;
+	route->path_rec = kmemdup(req->path, sizeof(*req->path), GFP_KERNEL);
+	if (!route->path_rec)
+		return -ENOMEM;
+	route->num_pri_alt_paths = 1;
+	rdma_addr_set_dgid(&route->addr.dev_addr, &route->path_rec->dgid);
+	return 0;
+}
+
+/* The passive id of a request, born in CONNECT, bound like its request. */
 static struct cma_id *cma_req_child(struct cma_id *listener,
 				    const struct cma_req *req,
-				    struct ib_cm_id *ib,
-				    const struct ib_cm_event *ev)
+				    struct ib_cm_id *ib)
 {
-	const struct ib_cm_req_event_param *rq = &ev->param.req_rcvd;
 	struct rdma_route *route;
 	struct net_device *ndev;
 	struct cma_id *cid;
-	int ret = -ENOMEM;
+	int ret;
 
 	cid = cma_id_alloc(req->net, listener->id.event_handler,
-			   listener->id.context, listener->id.ps, rq->qp_type,
+			   listener->id.context, listener->id.ps, req->qp_type,
 			   RDMA_CM_CONNECT, listener->owner);
 	if (IS_ERR(cid))
 		return cid;
@@ -364,20 +411,17 @@ static struct cma_id *cma_req_child(struct cma_id *listener,
 	route = &cid->id.route;
 	memcpy(&route->addr.src_addr, &req->dst, sizeof(req->dst));
 	memcpy(&route->addr.dst_addr, &req->src, sizeof(req->src));
-	route->path_rec = kmemdup(rq->primary_path, sizeof(*rq->primary_path),
-				  GFP_KERNEL);
-	if (!route->path_rec)
-		goto err;
-	route->num_pri_alt_paths = 1;
-
-	rcu_read_lock();
-	ndev = rdma_read_gid_attr_ndev_rcu(rq->ppath_sgid_attr);
-	if (!IS_ERR(ndev))
-		cma_copy_l2(&route->addr.dev_addr, ndev);
-	rcu_read_unlock();
-	rdma_addr_set_dgid(&route->addr.dev_addr, &route->path_rec->dgid);
-
-	ret = cma_attach_dev(cid, ib->device, rq->port, rq->ppath_sgid_attr);
+	if (req->sgid_attr) {
+		rcu_read_lock();
+		ndev = rdma_read_gid_attr_ndev_rcu(req->sgid_attr);
+		if (!IS_ERR(ndev))
+			cma_copy_l2(&route->addr.dev_addr, ndev);
+		rcu_read_unlock();
+	}
+	ret = cma_req_route(route, req);
+	if (!ret)
+		ret = cma_attach_dev(cid, ib->device, req->device_port,
+				     req->sgid_attr);
 	if (ret)
 		goto err;
 	return cid;
@@ -425,7 +469,7 @@ static int cma_req_deliver(struct cma_id *listener, const struct cma_req *req,
 		ret = -ECONNABORTED;
 		goto out;
 	}
-	child = cma_req_child(listener, req, ib, ev);
+	child = cma_req_child(listener, req, ib);
 	if (IS_ERR(child)) {
 		ret = PTR_ERR(child);
 		goto out;
@@ -434,9 +478,13 @@ static int cma_req_deliver(struct cma_id *listener, const struct cma_req *req,
 	mutex_lock_nested(&child->handler_mutex, SINGLE_DEPTH_NESTING);
 	child->ib = ib;
 	ib->context = child;
+	/* Nothing follows a SIDR REQ on the passive side: it ignores all. */
 	ib->cm_handler = cma_ib_handler;
 
-	cma_req_event(&event, ev, CMA_HDR_SIZE);
+	if (req->qp_type == IB_QPT_UD)
+		cma_sidr_req_event(&event, ev);
+	else
+		cma_req_event(&event, ev, CMA_HDR_SIZE);
 	ret = cma_deliver(child, &event);
 	if (ret) {
 		child->ib = NULL;
@@ -445,7 +493,8 @@ static int cma_req_deliver(struct cma_id *listener, const struct cma_req *req,
 		return ret;
 	}
 	/* Not accepted yet: ask the peer to give the consumer time. */
-	if (!child->rep_sent && cma_state(child) == RDMA_CM_CONNECT)
+	if (req->qp_type != IB_QPT_UD && !child->rep_sent &&
+	    cma_state(child) == RDMA_CM_CONNECT)
 		trace_cm_send(child->handle, "MRA",
 			      ib_send_cm_mra(ib, CMA_CM_MRA_SETTING, NULL, 0));
 	mutex_unlock(&child->handler_mutex);
@@ -454,16 +503,13 @@ out:
 	return ret;
 }
 
-/* The IB CM's callback for a REQ on one of our listens. */
+/* The IB CM's callback for a REQ or a SIDR REQ on one of our listens. */
 static int cma_ib_req_handler(struct ib_cm_id *ib,
 			      const struct ib_cm_event *ev)
 {
 	struct cma_req req = {};
 	struct cma_id *listener;
 	int ret;
-
-	if (ev->event != IB_CM_REQ_RECEIVED)
-		return -EINVAL;
 
 	ret = cma_req_decode(&req, ev);
 	if (ret)
@@ -475,7 +521,7 @@ static int cma_ib_req_handler(struct ib_cm_id *ib,
 		ret = -EINVAL;
 		goto out;
 	}
-	if (listener->id.qp_type != ev->param.req_rcvd.qp_type)
+	if (listener->id.qp_type != req.qp_type)
 		ret = -EINVAL;
 	else
 		ret = cma_req_deliver(listener, &req, ib, ev);

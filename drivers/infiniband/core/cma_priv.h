@@ -18,6 +18,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
+#include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/rdma_cm_ext.h>
 
@@ -250,6 +251,13 @@ int cma_ib_accept(struct cma_id *cid, const struct rdma_conn_param *param);
 int cma_ib_complete_connect(struct cma_id *cid);
 int cma_ib_listen(struct cma_id *cid, struct ib_device *device,
 		  struct ib_cm_id **cm_id);
+
+/* cma_sidr.c */
+int cma_sidr_connect(struct cma_id *cid, const struct rdma_conn_param *param);
+int cma_sidr_reply(struct cma_id *cid, enum ib_cm_sidr_status status,
+		   u32 qkey, const void *pdata, u8 len);
+void cma_sidr_req_event(struct rdma_cm_event *event,
+			const struct ib_cm_event *ev);
 
 /* cma_mcast.c */
 void cma_mc_mgid(const struct sockaddr *addr, enum ib_gid_type gid_type,

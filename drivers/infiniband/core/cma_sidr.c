@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unreliable datagram "connections" over the IB CM (InfiniBand and RoCE):
+ * service ID resolution (SIDR). The active side sends a SIDR REQ, with the
+ * CM header and the consumer's data, to the service ID of the port space
+ * and port; the passive side's consumer sees CONNECT_REQUEST on a new id
+ * and answers with rdma_accept() (a SIDR REP carrying its QP number and
+ * qkey) or rdma_reject(). The active side then gets ESTABLISHED with what
+ * it needs to send datagrams: an address handle, the remote QP number and
+ * the qkey, or UNREACHABLE.
+ *
+ * The passive side's SIDR REQ arrives on the listen of cma_ib.c, which
+ * builds the new id; this file has the rest. IB CM callbacks run in
+ * process context, from the IB CM's workqueue.
+ */
+
+#include <linux/slab.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_sa.h>
+#include <rdma/rdma_cm_ib.h>
+
+#include "cma_priv.h"
+#include "cma_trace.h"
+
+/* The in-box CM's SIDR timeout: 4.096 us * 2^20, about 4 s, and retries. */
+#define CMA_SIDR_TIMEOUT_MS	(1 << (20 - 8))
+#define CMA_SIDR_MAX_RETRIES	15
+
+/*
+ * The qkey a UD id uses. The UDP and IB port spaces share the in-box
+ * CM's well-known qkey; a peer's SIDR REP or an accept may only confirm
+ * it. (RDMA_PS_IPOIB would take the IPoIB broadcast group's qkey from
+ * the SA, which needs an InfiniBand fabric: it also uses this one.)
+ */
+static int cma_sidr_check_qkey(u32 qkey)
+{
+	return qkey && qkey != RDMA_UDP_QKEY ? -EINVAL : 0;
+}
+
+/* ESTABLISHED from a successful SIDR REP, or why not. */
+static void cma_sidr_rep_event(struct cma_id *cid, const struct ib_cm_event *ev,
+			       struct rdma_cm_event *event)
+{
+	const struct ib_cm_sidr_rep_event_param *rep = &ev->param.sidr_rep_rcvd;
+	struct rdma_cm_id *id = &cid->id;
+	int ret;
+
+	event->param.ud.private_data = ev->private_data;
+	event->param.ud.private_data_len = IB_CM_SIDR_REP_PRIVATE_DATA_SIZE;
+	if (rep->status != IB_SIDR_SUCCESS) {
+		event->event = RDMA_CM_EVENT_UNREACHABLE;
+		event->status = rep->status;
+		return;
+	}
+	ret = cma_sidr_check_qkey(rep->qkey);
+	if (!ret)
+		ret = ib_init_ah_attr_from_path(id->device, id->port_num,
+						id->route.path_rec,
+						&event->param.ud.ah_attr,
+						rep->sgid_attr);
+	if (ret) {
+		event->event = RDMA_CM_EVENT_ADDR_ERROR;
+		event->status = ret;
+		return;
+	}
+	event->event = RDMA_CM_EVENT_ESTABLISHED;
+	event->param.ud.qp_num = rep->qpn;
+	event->param.ud.qkey = rep->qkey;
+}
+
+/* The IB CM's callback for an active UD id: the answer to its SIDR REQ. */
+static int cma_sidr_handler(struct ib_cm_id *ib, const struct ib_cm_event *ev)
+{
+	struct cma_id *cid = ib->context;
+	struct rdma_cm_event event = {};
+	int ret;
+
+	mutex_lock(&cid->handler_mutex);
+	if (cma_state(cid) != RDMA_CM_CONNECT)
+		goto ignore;
+	switch (ev->event) {
+	case IB_CM_SIDR_REQ_ERROR:
+		event.event = RDMA_CM_EVENT_UNREACHABLE;
+		event.status = -ETIMEDOUT;
+		break;
+	case IB_CM_SIDR_REP_RECEIVED:
+		cma_sidr_rep_event(cid, ev, &event);
+		break;
+	default:
+		goto ignore;
+	}
+	ret = cma_deliver_unlock(cid, &event);
+	/* The handler had its chance to copy the address handle. */
+	rdma_destroy_ah_attr(&event.param.ud.ah_attr);
+	return ret;
+ignore:
+	mutex_unlock(&cid->handler_mutex);
+	return 0;
+}
+
+/**
+ * cma_sidr_connect - send a SIDR REQ for a UD id
+ * @cid: the id, in CONNECT, its route resolved
+ * @param: the consumer's parameters: only the private data counts
+ *
+ * Context: process context; may sleep.
+ * Return: 0, -EINVAL if the private data does not fit behind the CM
+ * header, or the error of the IB CM (with nothing left behind).
+ */
+int cma_sidr_connect(struct cma_id *cid, const struct rdma_conn_param *param)
+{
+	struct ib_cm_sidr_req_param req = {};
+	u8 offset = CMA_HDR_SIZE;
+	struct ib_cm_id *ib;
+	void *pdata;
+	int ret;
+
+	if (param->private_data_len > IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE - offset)
+		return -EINVAL;
+
+	req.private_data_len = offset + param->private_data_len;
+	pdata = kzalloc(req.private_data_len, GFP_KERNEL);
+	if (!pdata)
+		return -ENOMEM;
+	ret = cma_hdr_encode(pdata, cma_src_addr(cid), cma_dst_addr(cid));
+	if (ret)
+		goto out;
+	if (param->private_data_len)
+		memcpy(pdata + offset, param->private_data,
+		       param->private_data_len);
+
+	ib = ib_create_cm_id(cid->id.device, cma_sidr_handler, cid);
+	ret = PTR_ERR_OR_ZERO(ib);
+	if (ret)
+		goto out;
+
+	req.private_data = pdata;
+	req.path = &cid->id.route.path_rec[0];
+	req.sgid_attr = cid->id.route.addr.dev_addr.sgid_attr;
+	req.service_id = cma_service_id(cid->id.ps,
+					cma_addr_port(cma_dst_addr(cid)));
+	req.timeout_ms = CMA_SIDR_TIMEOUT_MS;
+	req.max_cm_retries = CMA_SIDR_MAX_RETRIES;
+
+	/* Set before sending: the reply may come before we return. */
+	cid->ib = ib;
+	ret = ib_send_cm_sidr_req(ib, &req);
+	trace_cm_send(cid->handle, "SIDR REQ", ret);
+	if (ret) {
+		cid->ib = NULL;
+		ib_destroy_cm_id(ib);
+	}
+out:
+	kfree(pdata);
+	return ret;
+}
+
+/**
+ * cma_sidr_reply - answer a SIDR REQ
+ * @cid: the passive UD id of the request, in CONNECT
+ * @status: IB_SIDR_SUCCESS to accept, IB_SIDR_REJECT to refuse
+ * @qkey: the qkey the consumer wants, 0 for the id's own; accepting with
+ *	another qkey than the port space's fails
+ * @pdata: data for the peer, or NULL
+ * @len: its length, at most IB_CM_SIDR_REP_PRIVATE_DATA_SIZE
+ *
+ * Context: process context.
+ * Return: 0, -EINVAL (no request to answer, data too long, wrong qkey),
+ * or the IB CM's error.
+ */
+int cma_sidr_reply(struct cma_id *cid, enum ib_cm_sidr_status status,
+		   u32 qkey, const void *pdata, u8 len)
+{
+	struct ib_cm_sidr_rep_param rep = {};
+	int ret;
+
+	if (!cid->ib || len > IB_CM_SIDR_REP_PRIVATE_DATA_SIZE)
+		return -EINVAL;
+	if (status == IB_SIDR_SUCCESS) {
+		ret = cma_sidr_check_qkey(qkey);
+		if (ret)
+			return ret;
+		rep.qp_num = cid->qp_num;
+		rep.qkey = RDMA_UDP_QKEY;
+	}
+	rep.status = status;
+	rep.private_data = pdata;
+	rep.private_data_len = len;
+	rep.ece.vendor_id = cid->ece.vendor_id;
+	rep.ece.attr_mod = cid->ece.attr_mod;
+	ret = ib_send_cm_sidr_rep(cid->ib, &rep);
+	trace_cm_send(cid->handle, "SIDR REP", ret);
+	return ret;
+}
+
+/**
+ * cma_sidr_req_event - the CONNECT_REQUEST of a SIDR REQ
+ * @event: the event to fill
+ * @ev: the IB CM's SIDR_REQ_RECEIVED
+ *
+ * The consumer's data follows the CM header in the request.
+ *
+ * Context: any.
+ */
+void cma_sidr_req_event(struct rdma_cm_event *event,
+			const struct ib_cm_event *ev)
+{
+	event->event = RDMA_CM_EVENT_CONNECT_REQUEST;
+	event->param.ud.private_data = ev->private_data + CMA_HDR_SIZE;
+	event->param.ud.private_data_len =
+		IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE - CMA_HDR_SIZE;
+}
