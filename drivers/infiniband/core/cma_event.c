@@ -102,6 +102,38 @@ static void cma_event_work_handler(struct work_struct *work)
 }
 
 /**
+ * cma_queue_event_gfp - deliver an event later, allocating as told
+ * @cid: the id the event is for; the caller makes sure it stays alive
+ *	until this returns
+ * @from: as for cma_queue_event()
+ * @to: as for cma_queue_event()
+ * @event: the event, copied
+ * @gfp: how to allocate the work item
+ *
+ * Context: any, with @gfp to match.
+ * Return: 0, or -ENOMEM if the work item could not be allocated.
+ */
+int cma_queue_event_gfp(struct cma_id *cid, enum rdma_cm_state from,
+			enum rdma_cm_state to,
+			const struct rdma_cm_event *event, gfp_t gfp)
+{
+	struct cma_event_work *w;
+
+	w = kmalloc(sizeof(*w), gfp);
+	if (!w)
+		return -ENOMEM;
+
+	INIT_WORK(&w->work, cma_event_work_handler);
+	w->cid = cid;
+	w->from = from;
+	w->to = to;
+	w->event = *event;
+	cma_id_get(cid);
+	queue_work(cma_wq, &w->work);
+	return 0;
+}
+
+/**
  * cma_queue_event - deliver an event later, from the CM's workqueue
  * @cid: the id the event is for
  * @from: the state @cid must still be in when the work runs; otherwise the
@@ -120,19 +152,6 @@ static void cma_event_work_handler(struct work_struct *work)
 int cma_queue_event(struct cma_id *cid, enum rdma_cm_state from,
 		    enum rdma_cm_state to, const struct rdma_cm_event *event)
 {
-	struct cma_event_work *w;
-
-	w = kmalloc(sizeof(*w), GFP_KERNEL);
-	if (!w)
-		return -ENOMEM;
-
-	INIT_WORK(&w->work, cma_event_work_handler);
-	w->cid = cid;
-	w->from = from;
-	w->to = to;
-	w->event = *event;
-	cma_id_get(cid);
-	queue_work(cma_wq, &w->work);
-	return 0;
+	return cma_queue_event_gfp(cid, from, to, event, GFP_KERNEL);
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_queue_event);

@@ -99,6 +99,7 @@ struct cma_id *cma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 	INIT_LIST_HEAD(&cid->listens);
 	INIT_LIST_HEAD(&cid->listen_any_entry);
 	INIT_LIST_HEAD(&cid->mcs);
+	INIT_LIST_HEAD(&cid->neigh_entry);
 	INIT_WORK(&cid->release_work, cma_release_work);
 	cid->seq_num = get_random_u32() & 0xffffff;
 	strscpy(cid->owner, owner, sizeof(cid->owner));
@@ -206,6 +207,7 @@ EXPORT_SYMBOL_IF_KUNIT(cma_id_put);
 static void cma_id_release(struct cma_id *cid)
 {
 	cma_cancel_addr_query(cid);
+	cma_neigh_unwatch(cid);
 	cma_listen_stop(cid);
 	cma_mc_leave_all(cid);
 	/* These tear a live connection down first (DREQ, or TCP close). */

@@ -46,13 +46,19 @@ static int __init cma_init(void)
 	if (ret)
 		goto err_ids;
 
-	ret = cma_devices_init();
+	ret = cma_netevent_init();
 	if (ret)
 		goto err_ports;
+
+	ret = cma_devices_init();
+	if (ret)
+		goto err_netevent;
 
 	cma_debugfs_init();
 	return 0;
 
+err_netevent:
+	cma_netevent_exit();
 err_ports:
 	cma_ports_exit();
 err_ids:
@@ -66,6 +72,7 @@ static void __exit cma_exit(void)
 {
 	cma_debugfs_exit();
 	cma_devices_exit();
+	cma_netevent_exit();
 	destroy_workqueue(cma_wq);
 	cma_ids_exit();
 	cma_ports_exit();

@@ -68,6 +68,8 @@ struct cma_device {
  *	added later are offered to, under cma_lock
  * @backlog: what rdma_listen() was given
  * @mcs: the multicast groups the id joined (struct cma_mc), under @lock
+ * @neigh_entry: on the list of RoCE ids whose peer's neighbour entry is
+ *	watched, under cma_neigh_lock (cma_netevent.c)
  * @ib: the IB CM id of a connection; set under the handler mutex
  * @iw: the iWARP CM id of a connection; set under the handler mutex
  * @qp_mutex: serialises changes of @id.qp against the CM's own
@@ -112,6 +114,7 @@ struct cma_id {
 	struct list_head listen_any_entry;
 	int backlog;
 	struct list_head mcs;
+	struct list_head neigh_entry;
 
 	struct ib_cm_id *ib;
 	struct iw_cm_id *iw;
@@ -186,6 +189,15 @@ int cma_deliver(struct cma_id *cid, struct rdma_cm_event *event);
 int cma_deliver_unlock(struct cma_id *cid, struct rdma_cm_event *event);
 int cma_queue_event(struct cma_id *cid, enum rdma_cm_state from,
 		    enum rdma_cm_state to, const struct rdma_cm_event *event);
+int cma_queue_event_gfp(struct cma_id *cid, enum rdma_cm_state from,
+			enum rdma_cm_state to,
+			const struct rdma_cm_event *event, gfp_t gfp);
+
+/* cma_netevent.c */
+void cma_neigh_watch(struct cma_id *cid);
+void cma_neigh_unwatch(struct cma_id *cid);
+int cma_netevent_init(void);
+void cma_netevent_exit(void);
 
 /* cma_addr.c */
 size_t cma_addr_size(const struct sockaddr *addr);

@@ -118,10 +118,14 @@ int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 	if (!cma_transition(cid, RDMA_CM_ADDR_RESOLVED, RDMA_CM_ROUTE_QUERY))
 		return -EINVAL;
 
-	if (rdma_protocol_roce(id->device, id->port_num))
+	if (rdma_protocol_roce(id->device, id->port_num)) {
 		ret = cma_build_roce_route(cid);
-	else if (!rdma_protocol_iwarp(id->device, id->port_num))
+		/* The route holds the peer's MAC: follow its changes. */
+		if (!ret)
+			cma_neigh_watch(cid);
+	} else if (!rdma_protocol_iwarp(id->device, id->port_num)) {
 		ret = -EOPNOTSUPP;
+	}
 
 	/* Deliver from the workqueue: the caller may hold locks we'd need. */
 	if (!ret)
