@@ -368,7 +368,8 @@ void cma_release_dev(struct cma_id *cid)
 		return;
 
 	mutex_lock(&cma_lock);
-	list_del(&cid->device_entry);
+	/* Emptied, so the listing of ids sees the id has no device. */
+	list_del_init(&cid->device_entry);
 	mutex_unlock(&cma_lock);
 	if (dev_addr->sgid_attr) {
 		rdma_put_gid_attr(dev_addr->sgid_attr);

@@ -77,19 +77,13 @@ struct cma_id *cma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 	if (!cid)
 		return ERR_PTR(-ENOMEM);
 
-	ret = xa_alloc_cyclic(&cma_ids, &cid->handle, cid, xa_limit_32b,
-			      &cma_next_handle, GFP_KERNEL);
-	if (ret < 0) {
-		kfree(cid);
-		return ERR_PTR(ret);
-	}
-
 	cid->id.event_handler = handler;
 	cid->id.context = context;
 	cid->id.ps = ps;
 	cid->id.qp_type = qp_type;
 	cid->id.route.addr.dev_addr.net = get_net(net);
 	cid->state = state;
+	cid->state_since = jiffies;
 	spin_lock_init(&cid->lock);
 	mutex_init(&cid->handler_mutex);
 	mutex_init(&cid->qp_mutex);
@@ -103,6 +97,15 @@ struct cma_id *cma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 	INIT_WORK(&cid->release_work, cma_release_work);
 	cid->seq_num = get_random_u32() & 0xffffff;
 	strscpy(cid->owner, owner, sizeof(cid->owner));
+
+	/* Last: a listing may find the id in the table as soon as it is. */
+	ret = xa_alloc_cyclic(&cma_ids, &cid->handle, cid, xa_limit_32b,
+			      &cma_next_handle, GFP_KERNEL);
+	if (ret < 0) {
+		put_net(net);
+		kfree(cid);
+		return ERR_PTR(ret);
+	}
 	trace_cm_id_create(cid->handle, cid->owner);
 	return cid;
 }
@@ -333,6 +336,31 @@ unsigned long cma_id_count(void)
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_id_count);
+
+/**
+ * cma_id_next - the first live id at or after a handle, with a reference
+ * @handle: where to start; set to the handle of the id found
+ *
+ * An id leaves the table before its consumer's reference is dropped, so
+ * one found under the table's lock can be given a reference of its own:
+ * the id stays in memory until the caller drops it with cma_id_put(),
+ * though it may be destroyed meanwhile.
+ *
+ * Context: any; takes the table's spinlock.
+ * Return: the id, or NULL when there is none at or after @handle.
+ */
+struct cma_id *cma_id_next(unsigned long *handle)
+{
+	struct cma_id *cid;
+
+	xa_lock(&cma_ids);
+	cid = xa_find(&cma_ids, handle, ULONG_MAX, XA_PRESENT);
+	if (cid)
+		cma_id_get(cid);
+	xa_unlock(&cma_ids);
+	return cid;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_id_next);
 
 /**
  * cma_id_flush_releases - wait for the destructions already deferred

@@ -49,6 +49,7 @@ struct cma_device {
  *	anything that sleeps
  * @state: where the id is in its life, changed only by cma_transition()
  *	and cma_enter()
+ * @state_since: jiffies when @state was last written, under @lock
  * @handler_mutex: serialises every call of @id.event_handler, and the
  *	consumer's rdma_lock_handler() sections
  * @refcount: one for the consumer until it destroys the id, one for each
@@ -99,6 +100,7 @@ struct cma_id {
 	struct rdma_cm_id id;
 	spinlock_t lock;		/* protects state */
 	enum rdma_cm_state state;
+	unsigned long state_since;
 	struct mutex handler_mutex;	/* serialises event handlers */
 	refcount_t refcount;
 	struct completion released;
@@ -183,6 +185,7 @@ void cma_id_flush_releases(void);
 int cma_ids_init(void);
 void cma_ids_exit(void);
 unsigned long cma_id_count(void);
+struct cma_id *cma_id_next(unsigned long *handle);
 
 /* cma_event.c */
 int cma_deliver(struct cma_id *cid, struct rdma_cm_event *event);
@@ -283,6 +286,44 @@ int cma_iw_listen(struct cma_id *cid, struct ib_device *device,
 		  struct iw_cm_id **cm_id);
 int cma_iw_init_qp_attr(struct cma_id *cid, struct ib_qp_attr *attr,
 			int *mask);
+
+/**
+ * struct cma_id_view - a snapshot of one id, for the listing of ids
+ * @handle: the id's handle
+ * @state: its state
+ * @src: its source address, AF_UNSPEC when none
+ * @dst: its destination address, AF_UNSPEC when none
+ * @ps: its port space
+ * @qp_type: its QP type
+ * @qp_num: its QP number, 0 when it has none
+ * @dev: the name of the device it is bound to, "" when none
+ * @port: the device port it is bound to
+ * @owner: the module or task that created it
+ * @pid: the process that created it, 0 for kernel ids
+ * @age_ms: milliseconds since it entered @state
+ * @tos: its type of service
+ */
+struct cma_id_view {
+	u32 handle;
+	enum rdma_cm_state state;
+	struct sockaddr_storage src;
+	struct sockaddr_storage dst;
+	enum rdma_ucm_port_space ps;
+	enum ib_qp_type qp_type;
+	u32 qp_num;
+	char dev[IB_DEVICE_NAME_MAX];
+	u32 port;
+	char owner[TASK_COMM_LEN];
+	pid_t pid;
+	unsigned int age_ms;
+	u8 tos;
+};
+
+/* cma_view.c */
+#define CMA_ID_VIEW_HEADER \
+	"# id state src dst ps qp_type qpn dev port owner pid age_ms tos\n"
+void cma_id_view_take(struct cma_id *cid, struct cma_id_view *v);
+int cma_id_view_format(char *buf, size_t size, const struct cma_id_view *v);
 
 /* cma_debugfs.c */
 void cma_debugfs_init(void);

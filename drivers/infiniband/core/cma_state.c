@@ -120,6 +120,7 @@ bool cma_transition(struct cma_id *cid, enum rdma_cm_state from,
 	spin_lock_irqsave(&cid->lock, flags);
 	if (cid->state == from) {
 		WRITE_ONCE(cid->state, to);
+		WRITE_ONCE(cid->state_since, jiffies);
 		moved = true;
 	}
 	spin_unlock_irqrestore(&cid->lock, flags);
@@ -150,8 +151,10 @@ enum rdma_cm_state cma_enter(struct cma_id *cid, enum rdma_cm_state to)
 	spin_lock_irqsave(&cid->lock, flags);
 	old = cid->state;
 	moved = cma_state_allows(old, to);
-	if (moved)
+	if (moved) {
 		WRITE_ONCE(cid->state, to);
+		WRITE_ONCE(cid->state_since, jiffies);
+	}
 	spin_unlock_irqrestore(&cid->lock, flags);
 	if (moved)
 		trace_cm_state(cid->handle, old, to);

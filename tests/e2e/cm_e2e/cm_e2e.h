@@ -215,7 +215,7 @@ struct cme_listener {
  * @strict: also check what the in-box rdma_cm does differently
  * @netns_pid: a process in the other network namespace (netns)
  * @has_addr2: @addr2 was given
- * @wait_ms: serve: how long to wait for a client
+ * @wait_ms: serve: how long to wait for a client; hold: how long to hold
  */
 struct cme_params {
 	struct sockaddr_storage addr;
@@ -312,5 +312,8 @@ int cme_scen_netns(const struct cme_params *p);
 /* scen_wire.c */
 int cme_scen_serve(const struct cme_params *sets, unsigned int n);
 int cme_scen_dial(const struct cme_params *p);
+
+/* scen_hold.c */
+int cme_scen_hold(const struct cme_params *sets, unsigned int n);
 
 #endif /* CM_E2E_H */

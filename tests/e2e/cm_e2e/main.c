@@ -14,8 +14,8 @@
  * and adds a line "PASS NAME ADDR MS" to the read-only parameter
  * "results"; "state" says "listening" once serve listens, "done" at the
  * end.  Scenarios: connect, reject, server_disconnect, destroy_states,
- * sequential, concurrent, wildcard, netns, bad_input, and for two hosts
- * serve and dial.
+ * sequential, concurrent, wildcard, netns, bad_input, for two hosts
+ * serve and dial, and hold (ids held in known states for a script).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,7 +37,7 @@
 
 static char *scenario;
 module_param(scenario, charp, 0444);
-MODULE_PARM_DESC(scenario, "comma-separated list, each NAME (every parameter set) or NAME@N (set N): connect, reject, server_disconnect, destroy_states, sequential, concurrent, wildcard, netns, bad_input, serve, dial");
+MODULE_PARM_DESC(scenario, "comma-separated list, each NAME (every parameter set) or NAME@N (set N): connect, reject, server_disconnect, destroy_states, sequential, concurrent, wildcard, netns, bad_input, serve, dial, hold");
 
 static char *addr[CME_MAX_SETS];
 static unsigned int nr_addr;
@@ -72,7 +72,7 @@ MODULE_PARM_DESC(netns_pid, "netns: a process in the other network namespace");
 
 static uint wait_s = 300;
 module_param_named(wait, wait_s, uint, 0444);
-MODULE_PARM_DESC(wait, "serve: seconds to wait for a client (default 300)");
+MODULE_PARM_DESC(wait, "serve: seconds to wait for a client; hold: to hold (default 300)");
 
 /* What the batch did so far, for the results and state parameters. */
 static DEFINE_MUTEX(cme_report_lock);
@@ -121,7 +121,7 @@ static const struct kernel_param_ops cme_state_ops = {
 };
 
 module_param_cb(state, &cme_state_ops, NULL, 0444);
-MODULE_PARM_DESC(state, "loading, running, listening (serve is ready for clients), done");
+MODULE_PARM_DESC(state, "loading, running, listening (serve is ready for clients), holding (hold holds its ids), done");
 
 /**
  * cme_set_state() - say where the batch is, in the state parameter
@@ -188,6 +188,7 @@ static const struct cme_scenario cme_scenarios[] = {
 	{ "bad_input", cme_scen_bad_input },
 	{ "serve", NULL, cme_scen_serve, 5 },
 	{ "dial", cme_scen_dial, NULL, 5 },
+	{ "hold", NULL, cme_scen_hold },
 };
 
 /**
