@@ -57,6 +57,10 @@ static int cma_add_device(struct ib_device *device)
 		return -ENOMEM;
 
 	cma_dev->device = device;
+	if (cma_defaults_alloc(cma_dev)) {
+		kfree(cma_dev);
+		return -ENOMEM;
+	}
 	INIT_LIST_HEAD(&cma_dev->ids);
 	refcount_set(&cma_dev->refcount, 1);
 	init_completion(&cma_dev->released);
@@ -125,6 +129,7 @@ static void cma_remove_device(struct ib_device *device, void *client_data)
 	cma_device_notify_removal(cma_dev);
 	cma_device_put(cma_dev);
 	wait_for_completion(&cma_dev->released);
+	cma_defaults_free(cma_dev);
 	kfree(cma_dev);
 }
 
@@ -185,13 +190,15 @@ void cma_devices_exit(void)
 
 /*
  * The GID on @port of @device that stands for @cid's source address, as
- * a held reference, or an ERR_PTR. RoCE ports prefer the RoCEv2 GID and
- * fall back to RoCEv1; iWARP and IB ports have GIDs of the IB type.
+ * a held reference, or an ERR_PTR. RoCE ports use the GID of the port's
+ * default type (RoCE mode, see cma_defaults.c); iWARP and IB ports have
+ * GIDs of the IB type.
  */
 static const struct ib_gid_attr *cma_port_sgid(struct cma_id *cid,
-					       struct ib_device *device,
+					       struct cma_device *cma_dev,
 					       u32 port)
 {
+	struct ib_device *device = cma_dev->device;
 	struct rdma_dev_addr *dev_addr = &cid->id.route.addr.dev_addr;
 	const struct ib_gid_attr *attr = ERR_PTR(-ENODEV);
 	struct net_device *ndev;
@@ -212,11 +219,9 @@ static const struct ib_gid_attr *cma_port_sgid(struct cma_id *cid,
 	if (!ndev)
 		return ERR_PTR(-ENODEV);
 	rdma_ip2gid((struct sockaddr *)&cid->id.route.addr.src_addr, &gid);
-	attr = rdma_find_gid_by_port(device, &gid, IB_GID_TYPE_ROCE_UDP_ENCAP,
+	attr = rdma_find_gid_by_port(device, &gid,
+				     cma_default_gid_type(cma_dev, port),
 				     port, ndev);
-	if (IS_ERR(attr))
-		attr = rdma_find_gid_by_port(device, &gid, IB_GID_TYPE_ROCE,
-					     port, ndev);
 	dev_put(ndev);
 	return attr;
 }
@@ -280,7 +285,7 @@ int cma_acquire_dev(struct cma_id *cid)
 	mutex_lock(&cma_lock);
 	list_for_each_entry(cma_dev, &cma_devices, list) {
 		rdma_for_each_port(cma_dev->device, port) {
-			attr = cma_port_sgid(cid, cma_dev->device, port);
+			attr = cma_port_sgid(cid, cma_dev, port);
 			if (IS_ERR(attr))
 				continue;
 			cma_attach(cid, cma_dev, port, attr);

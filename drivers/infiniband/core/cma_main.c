@@ -13,7 +13,8 @@
  * listens and the wildcard listeners, and reuseaddr/afonly. Taken after
  * rtnl and any handler mutex; never held while a handler runs.
  */
-DEFINE_MUTEX(cma_lock);
+struct mutex cma_lock = __MUTEX_INITIALIZER(cma_lock);
+EXPORT_SYMBOL_IF_KUNIT(cma_lock);
 
 /*
  * Events born outside process context are delivered from here. Ordered,
@@ -54,9 +55,15 @@ static int __init cma_init(void)
 	if (ret)
 		goto err_netevent;
 
+	ret = cma_configfs_init();
+	if (ret)
+		goto err_devices;
+
 	cma_debugfs_init();
 	return 0;
 
+err_devices:
+	cma_devices_exit();
 err_netevent:
 	cma_netevent_exit();
 err_ports:
@@ -71,6 +78,7 @@ err_destroy_wq:
 static void __exit cma_exit(void)
 {
 	cma_debugfs_exit();
+	cma_configfs_exit();
 	cma_devices_exit();
 	cma_netevent_exit();
 	destroy_workqueue(cma_wq);

@@ -32,6 +32,10 @@ struct seq_file;
  * @ids: the ids bound to the device (cma_id.device_entry), under cma_lock
  * @refcount: one for the device list, one per id bound to the device
  * @released: completed when @refcount drops to zero
+ * @default_gid_type: per port (from rdma_start_port()), the GID type new
+ *	ids bound to it use; written under cma_lock, read with READ_ONCE()
+ * @default_roce_tos: per port, the type of service of RoCE ids that set
+ *	none; as @default_gid_type
  */
 struct cma_device {
 	struct ib_device *device;
@@ -39,6 +43,8 @@ struct cma_device {
 	struct list_head ids;
 	refcount_t refcount;
 	struct completion released;
+	enum ib_gid_type *default_gid_type;
+	u8 *default_roce_tos;
 };
 
 /**
@@ -237,6 +243,23 @@ int cma_attach_dev(struct cma_id *cid, struct ib_device *device, u32 port,
 void cma_release_dev(struct cma_id *cid);
 void cma_devices_show(struct seq_file *m);
 
+/* cma_defaults.c */
+int cma_roce_mode_parse(const char *buf, size_t count);
+const char *cma_roce_mode_name(enum ib_gid_type gid_type);
+int cma_roce_tos_parse(const char *buf, u8 *tos);
+int cma_defaults_alloc(struct cma_device *cma_dev);
+void cma_defaults_free(struct cma_device *cma_dev);
+enum ib_gid_type cma_default_gid_type(struct cma_device *cma_dev, u32 port);
+u8 cma_default_roce_tos(struct cma_device *cma_dev, u32 port);
+int cma_set_default_gid_type(struct cma_device *cma_dev, u32 port,
+			     enum ib_gid_type gid_type);
+int cma_set_default_roce_tos(struct cma_device *cma_dev, u32 port, u8 tos);
+struct cma_device *cma_find_device(const char *name);
+
+/* cma_configfs.c */
+int cma_configfs_init(void);
+void cma_configfs_exit(void);
+
 /* cma_listen.c */
 void cma_listen_device_added(struct cma_device *cma_dev);
 void cma_listen_device_removed(struct cma_device *cma_dev);
@@ -301,7 +324,7 @@ int cma_iw_init_qp_attr(struct cma_id *cid, struct ib_qp_attr *attr,
  * @owner: the module or task that created it
  * @pid: the process that created it, 0 for kernel ids
  * @age_ms: milliseconds since it entered @state
- * @tos: its type of service
+ * @tos: its type of service: its own, or else its RoCE port's default
  */
 struct cma_id_view {
 	u32 handle;

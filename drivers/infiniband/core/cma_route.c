@@ -42,7 +42,8 @@ static void cma_fill_roce_path(struct cma_id *cid, struct sa_path_rec *path,
 			       struct net_device *ndev)
 {
 	struct rdma_dev_addr *dev_addr = &cid->id.route.addr.dev_addr;
-	u8 tos = cid->tos_set ? cid->tos : 0;
+	u8 tos = cid->tos_set ? cid->tos :
+		 cma_default_roce_tos(cid->cma_dev, cid->id.port_num);
 
 	path->rec_type = sa_conv_gid_to_pathrec_type(dev_addr->sgid_attr->gid_type);
 	path->roce.route_resolved = true;

@@ -115,7 +115,8 @@ EXPORT_SYMBOL_IF_KUNIT(cma_id_view_format);
 /*
  * The device, from under cma_lock: an id is on its device's list of ids
  * exactly while it holds the device, and the device cannot go before the
- * id lets go of it, which takes cma_lock.
+ * id lets go of it, which takes cma_lock. A RoCE id that set no type of
+ * service uses its port's default.
  */
 static void cma_view_device(struct cma_id *cid, struct cma_id_view *v)
 {
@@ -124,6 +125,9 @@ static void cma_view_device(struct cma_id *cid, struct cma_id_view *v)
 		strscpy(v->dev, dev_name(&cid->cma_dev->device->dev),
 			sizeof(v->dev));
 		v->port = cid->id.port_num;
+		if (!READ_ONCE(cid->tos_set) &&
+		    rdma_protocol_roce(cid->cma_dev->device, v->port))
+			v->tos = cma_default_roce_tos(cid->cma_dev, v->port);
 	}
 	mutex_unlock(&cma_lock);
 }

@@ -2,12 +2,14 @@
 /*
  * cm_e2e scenario hold: ids kept in known states while a script looks at
  * them from outside (the CM's listing of ids, rdma resource show), until
- * the script writes the parameter "release".
+ * the script writes the parameter "release". The parameter "paths" shows
+ * the path record each held client's route resolution gave.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 #include <net/net_namespace.h>
@@ -36,6 +38,49 @@ static const struct kernel_param_ops cme_release_ops = {
 
 module_param_cb(release, &cme_release_ops, NULL, 0200);
 MODULE_PARM_DESC(release, "hold: write anything to end the hold");
+
+#define CME_PATHS_LEN	512
+
+static DEFINE_MUTEX(cme_paths_lock);
+static char cme_paths[CME_PATHS_LEN];
+static size_t cme_paths_len;
+
+static int cme_paths_get(char *buffer, const struct kernel_param *kp)
+{
+	int len;
+
+	mutex_lock(&cme_paths_lock);
+	len = scnprintf(buffer, PAGE_SIZE, "%s", cme_paths);
+	mutex_unlock(&cme_paths_lock);
+	return len;
+}
+
+static const struct kernel_param_ops cme_paths_ops = {
+	.get = cme_paths_get,
+};
+
+module_param_cb(paths, &cme_paths_ops, NULL, 0444);
+MODULE_PARM_DESC(paths, "hold: per client, ADDR rec_type=N traffic_class=N sl=N of its path record, or ADDR none (iWARP)");
+
+/* What the route of @cli says, for the script: RoCE mode and tos. */
+static void cme_hold_note_path(const struct cme_ep *cli,
+			       const struct sockaddr_storage *addr)
+{
+	const struct sa_path_rec *path = cli->id->route.path_rec;
+
+	mutex_lock(&cme_paths_lock);
+	if (path)
+		cme_paths_len += scnprintf(cme_paths + cme_paths_len,
+					   sizeof(cme_paths) - cme_paths_len,
+					   "%pISc rec_type=%u traffic_class=%u sl=%u\n",
+					   addr, path->rec_type,
+					   path->traffic_class, path->sl);
+	else
+		cme_paths_len += scnprintf(cme_paths + cme_paths_len,
+					   sizeof(cme_paths) - cme_paths_len,
+					   "%pISc none\n", addr);
+	mutex_unlock(&cme_paths_lock);
+}
 
 /**
  * struct cme_held - what one parameter set holds
@@ -75,6 +120,7 @@ static int cme_hold_set(struct cme_held *h, const struct cme_params *p,
 	ret = cme_client_route(h->cli) ?: cme_client_connect(h->cli);
 	if (ret)
 		return ret;
+	cme_hold_note_path(h->cli, &p->addr);
 	h->srv = cme_listener_take(h->l);
 	if (IS_ERR(h->srv)) {
 		ret = PTR_ERR(h->srv);
