@@ -9,6 +9,7 @@
 #define _RDMA_CM_EXT_H
 
 #include <linux/compiler.h>
+#include <linux/types.h>
 
 /*
  * A module built with this header expects this rdma_cm, not the in-box
@@ -53,5 +54,9 @@ enum rdma_cm_state {
 	RDMA_CM_DESTROYING,
 	RDMA_CM_NR_STATES
 };
+
+struct rdma_cm_id;
+
+int rdma_restrict_node_type(struct rdma_cm_id *id, u8 node_type);
 
 #endif /* _RDMA_CM_EXT_H */

@@ -86,6 +86,8 @@ int cma_bind(struct cma_id *cid, const struct sockaddr *src,
 err_device:
 	cma_release_dev(cid);
 err_state:
+	/* rdma_translate_ip() would take it as given on the next bind. */
+	dev_addr->bound_dev_if = 0;
 	memset(&cid->id.route.addr.src_addr, 0, sizeof(struct sockaddr_storage));
 	memset(&cid->id.route.addr.dst_addr, 0, sizeof(struct sockaddr_storage));
 	cma_transition(cid, RDMA_CM_ADDR_BOUND, RDMA_CM_IDLE);
@@ -177,3 +179,45 @@ int rdma_set_afonly(struct rdma_cm_id *id, int afonly)
 	mutex_unlock(&cma_lock);
 	return ret;
 }
+
+/**
+ * rdma_restrict_node_type - limit an id to devices of one node type
+ * @id: the id, not yet bound to a device
+ * @node_type: RDMA_NODE_IB_CA (InfiniBand and RoCE) or RDMA_NODE_RNIC
+ *	(iWARP); RDMA_NODE_UNSPECIFIED lifts the restriction
+ *
+ * Binding to a specific address, address resolution and listening then
+ * consider only devices of @node_type: an address of another device does
+ * not bind (-EADDRNOTAVAIL), resolution to a peer only another device reaches
+ * ends in RDMA_CM_EVENT_ADDR_ERROR, and a wildcard listener listens only
+ * on devices of @node_type, present and future.
+ *
+ * Context: process context; takes cma_lock.
+ * Return: 0; -EINVAL for another node type; -EALREADY if @id is already
+ * bound to a device.
+ */
+int rdma_restrict_node_type(struct rdma_cm_id *id, u8 node_type)
+{
+	struct cma_id *cid = to_cma_id(id);
+	int ret = 0;
+
+	switch (node_type) {
+	case RDMA_NODE_IB_CA:
+	case RDMA_NODE_RNIC:
+		break;
+	case RDMA_NODE_UNSPECIFIED:
+		node_type = 0;
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	mutex_lock(&cma_lock);
+	if (cid->cma_dev)
+		ret = -EALREADY;
+	else
+		cid->node_type = node_type;
+	mutex_unlock(&cma_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(rdma_restrict_node_type);

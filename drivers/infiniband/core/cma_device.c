@@ -284,6 +284,8 @@ int cma_acquire_dev(struct cma_id *cid)
 
 	mutex_lock(&cma_lock);
 	list_for_each_entry(cma_dev, &cma_devices, list) {
+		if (!cma_dev_allowed(cid, cma_dev->device))
+			continue;
 		rdma_for_each_port(cma_dev->device, port) {
 			attr = cma_port_sgid(cid, cma_dev, port);
 			if (IS_ERR(attr))
@@ -297,15 +299,22 @@ int cma_acquire_dev(struct cma_id *cid)
 	return -ENODEV;
 }
 
-/* The first port that is up, or else the first device's first port. */
-static struct cma_device *cma_loopback_port(u32 *port)
+/*
+ * The first port that is up, or else the first device's first port;
+ * of the devices @cid may use.
+ */
+static struct cma_device *cma_loopback_port(struct cma_id *cid, u32 *port)
 {
+	struct cma_device *cma_dev, *first = NULL;
 	enum ib_port_state state;
-	struct cma_device *cma_dev;
 	u32 p;
 
 	lockdep_assert_held(&cma_lock);
 	list_for_each_entry(cma_dev, &cma_devices, list) {
+		if (!cma_dev_allowed(cid, cma_dev->device))
+			continue;
+		if (!first)
+			first = cma_dev;
 		rdma_for_each_port(cma_dev->device, p) {
 			if (!ib_get_cached_port_state(cma_dev->device, p,
 						      &state) &&
@@ -315,11 +324,9 @@ static struct cma_device *cma_loopback_port(u32 *port)
 			}
 		}
 	}
-	cma_dev = list_first_entry_or_null(&cma_devices, struct cma_device,
-					   list);
-	if (cma_dev)
-		*port = rdma_start_port(cma_dev->device);
-	return cma_dev;
+	if (first)
+		*port = rdma_start_port(first->device);
+	return first;
 }
 
 /**
@@ -341,7 +348,7 @@ int cma_acquire_loopback_dev(struct cma_id *cid)
 	u32 port;
 
 	mutex_lock(&cma_lock);
-	cma_dev = cma_loopback_port(&port);
+	cma_dev = cma_loopback_port(cid, &port);
 	attr = cma_dev ? rdma_get_gid_attr(cma_dev->device, port, 0) :
 			 ERR_PTR(-ENODEV);
 	if (!IS_ERR(attr)) {
@@ -383,4 +390,18 @@ void cma_release_dev(struct cma_id *cid)
 	cid->cma_dev = NULL;
 	cid->id.device = NULL;
 	cma_device_put(cma_dev);
+}
+
+/**
+ * cma_dev_allowed - may an id use a device?
+ * @cid: the id
+ * @device: the device
+ *
+ * Context: cma_lock held, which keeps rdma_restrict_node_type() out.
+ * Return: false if @cid is restricted to devices of another node type.
+ */
+bool cma_dev_allowed(struct cma_id *cid, struct ib_device *device)
+{
+	lockdep_assert_held(&cma_lock);
+	return !cid->node_type || cid->node_type == device->node_type;
 }

@@ -112,7 +112,8 @@ void cma_listen_device_added(struct cma_device *cma_dev)
 
 	lockdep_assert_held(&cma_lock);
 	list_for_each_entry(cid, &cma_listen_any, listen_any_entry)
-		if (cma_listen_on_device(cid, cma_dev))
+		if (cma_dev_allowed(cid, cma_dev->device) &&
+		    cma_listen_on_device(cid, cma_dev))
 			pr_warn_ratelimited("rdma_cm: listener %u cannot listen on %s\n",
 					    cid->handle,
 					    dev_name(&cma_dev->device->dev));
@@ -152,6 +153,8 @@ static int cma_listen_start(struct cma_id *cid)
 		goto out;
 	}
 	list_for_each_entry(cma_dev, &cma_devices, list) {
+		if (!cma_dev_allowed(cid, cma_dev->device))
+			continue;
 		ret = cma_listen_on_device(cid, cma_dev);
 		if (ret) {
 			cma_listen_stop_locked(cid);
@@ -206,7 +209,8 @@ static bool cma_listener_matches(struct cma_id *cid, const struct sockaddr *dst,
 
 	if (cma_state(cid) != RDMA_CM_LISTEN)
 		return false;
-	if (cid->id.device && cid->id.device != device)
+	if ((cid->id.device && cid->id.device != device) ||
+	    !cma_dev_allowed(cid, device))
 		return false;
 	if (addr->sa_family != dst->sa_family &&
 	    (addr->sa_family != AF_INET6 || cid->afonly))

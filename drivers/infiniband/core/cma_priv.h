@@ -99,6 +99,8 @@ struct cma_device {
  * @release_work: finishes a destruction decided on cma_wq (see
  *	cma_destroy_handler_unlock_deferred())
  * @tos: type of service for RoCE traffic
+ * @node_type: rdma_restrict_node_type(): the node type of the devices the
+ *	id may bind to, 0 for any; under cma_lock
  * @timeout: the QP's local ACK timeout
  * @min_rnr_timer: the QP's minimal RNR NAK timer
  */
@@ -141,6 +143,7 @@ struct cma_id {
 	bool addr_query_pending;
 	bool rep_sent;
 	u8 tos;
+	u8 node_type;
 	u8 timeout;
 	u8 min_rnr_timer;
 	struct work_struct release_work;
@@ -241,6 +244,7 @@ int cma_acquire_loopback_dev(struct cma_id *cid);
 int cma_attach_dev(struct cma_id *cid, struct ib_device *device, u32 port,
 		   const struct ib_gid_attr *sgid_attr);
 void cma_release_dev(struct cma_id *cid);
+bool cma_dev_allowed(struct cma_id *cid, struct ib_device *device);
 void cma_devices_show(struct seq_file *m);
 
 /* cma_defaults.c */
