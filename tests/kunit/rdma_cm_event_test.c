@@ -231,15 +231,15 @@ static void cma_event_msg_names_every_event(struct kunit *test)
 
 	KUNIT_EXPECT_STREQ(test, "established",
 			   rdma_event_msg(RDMA_CM_EVENT_ESTABLISHED));
-	for (a = 0; a <= RDMA_CM_EVENT_TIMEWAIT_EXIT; a++) {
+	for (a = 0; a <= RDMA_CM_EVENT_ADDRINFO_ERROR; a++) {
 		KUNIT_EXPECT_STRNEQ(test, "unrecognized event",
 				    rdma_event_msg(a));
-		for (b = a + 1; b <= RDMA_CM_EVENT_TIMEWAIT_EXIT; b++)
+		for (b = a + 1; b <= RDMA_CM_EVENT_ADDRINFO_ERROR; b++)
 			KUNIT_EXPECT_STRNEQ(test, rdma_event_msg(a),
 					    rdma_event_msg(b));
 	}
 	KUNIT_EXPECT_STREQ(test, "unrecognized event",
-			   rdma_event_msg(RDMA_CM_EVENT_TIMEWAIT_EXIT + 1));
+			   rdma_event_msg(RDMA_CM_EVENT_ADDRINFO_ERROR + 1));
 	KUNIT_EXPECT_STREQ(test, "unrecognized event", rdma_event_msg(-1));
 }
 

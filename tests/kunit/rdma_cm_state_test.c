@@ -33,6 +33,10 @@ static const struct {
 	EDGE(CONNECT, DISCONNECT),
 	EDGE(LISTEN, ADDR_BOUND),
 	EDGE(DEVICE_REMOVAL, DESTROYING),
+	EDGE(ADDR_BOUND, ADDRINFO_QUERY),
+	EDGE(ADDRINFO_QUERY, ADDR_BOUND),
+	EDGE(ADDRINFO_QUERY, ADDRINFO_RESOLVED),
+	EDGE(ADDRINFO_RESOLVED, ADDR_QUERY),
 };
 
 static bool expected(enum rdma_cm_state from, enum rdma_cm_state to)
@@ -103,6 +107,11 @@ static void cma_state_numbers_are_the_inbox_ones(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 7, RDMA_CM_ADDR_BOUND);
 	KUNIT_EXPECT_EQ(test, 8, RDMA_CM_LISTEN);
 	KUNIT_EXPECT_EQ(test, 10, RDMA_CM_DESTROYING);
+	/* Newer kernels append these. */
+	KUNIT_EXPECT_EQ(test, 11, RDMA_CM_ADDRINFO_QUERY);
+	KUNIT_EXPECT_EQ(test, 12, RDMA_CM_ADDRINFO_RESOLVED);
+	KUNIT_EXPECT_EQ(test, 16, RDMA_CM_EVENT_ADDRINFO_RESOLVED);
+	KUNIT_EXPECT_EQ(test, 17, RDMA_CM_EVENT_ADDRINFO_ERROR);
 }
 
 static void cma_transition_compares_then_exchanges(struct kunit *test)

@@ -211,6 +211,7 @@ static void cma_id_release(struct cma_id *cid)
 {
 	cma_cancel_addr_query(cid);
 	cma_neigh_unwatch(cid);
+	cma_cancel_service_query(cid);
 	cma_listen_stop(cid);
 	cma_mc_leave_all(cid);
 	/* These tear a live connection down first (DREQ, or TCP close). */
@@ -226,6 +227,7 @@ static void cma_id_release(struct cma_id *cid)
 	wait_for_completion(&cid->released);
 
 	kfree(cid->id.route.path_rec);
+	kfree(cid->service_recs);
 	put_net(cma_id_net(cid));
 	kfree(cid);
 }

@@ -25,6 +25,8 @@ static const char * const cma_event_names[] = {
 	[RDMA_CM_EVENT_MULTICAST_ERROR]	 = "multicast error",
 	[RDMA_CM_EVENT_ADDR_CHANGE]	 = "address change",
 	[RDMA_CM_EVENT_TIMEWAIT_EXIT]	 = "timewait exit",
+	[RDMA_CM_EVENT_ADDRINFO_RESOLVED] = "address info resolved",
+	[RDMA_CM_EVENT_ADDRINFO_ERROR]	 = "address info error",
 };
 
 /**

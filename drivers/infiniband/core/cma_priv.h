@@ -99,6 +99,11 @@ struct cma_device {
  * @release_work: finishes a destruction decided on cma_wq (see
  *	cma_destroy_handler_unlock_deferred())
  * @tos: type of service for RoCE traffic
+ * @service_recs: what rdma_resolve_ib_service() found, owned; set under
+ *	the handler mutex
+ * @nr_service_recs: how many
+ * @service_query_pending: a service record query holds a reference on
+ *	the id; destruction asks the backend to end it
  * @node_type: rdma_restrict_node_type(): the node type of the devices the
  *	id may bind to, 0 for any; under cma_lock
  * @timeout: the QP's local ACK timeout
@@ -142,6 +147,9 @@ struct cma_id {
 	bool min_rnr_timer_set;
 	bool addr_query_pending;
 	bool rep_sent;
+	bool service_query_pending;
+	struct rdma_ib_service_rec *service_recs;
+	unsigned int nr_service_recs;
 	u8 tos;
 	u8 node_type;
 	u8 timeout;
@@ -351,6 +359,39 @@ struct cma_id_view {
 	"# id state src dst ps qp_type qpn dev port owner pid age_ms tos\n"
 void cma_id_view_take(struct cma_id *cid, struct cma_id_view *v);
 int cma_id_view_format(char *buf, size_t size, const struct cma_id_view *v);
+
+/* cma_service.c */
+
+/**
+ * typedef cma_service_done_t - the end of an IB service record query
+ * @cid: the id the query was for
+ * @status: 0, or why the query failed (-EINTR once cancelled)
+ * @recs: the records found, kmalloc()ed; the callee owns them (even on
+ *	failure, when they may be NULL)
+ * @n: how many
+ *
+ * Called exactly once for each query started, in process context, with
+ * no lock held.
+ */
+typedef void (*cma_service_done_t)(struct cma_id *cid, int status,
+				   struct rdma_ib_service_rec *recs,
+				   unsigned int n);
+
+/**
+ * struct cma_sa_ops - how IB service records are looked up
+ * @query: start a query for @ibs on @cid's device and port; 0 and @done
+ *	is called later, or an error and it never is
+ * @cancel: have a query of @cid's in flight end soon (with -EINTR); it
+ *	may already have ended
+ */
+struct cma_sa_ops {
+	int (*query)(struct cma_id *cid, const struct rdma_ucm_ib_service *ibs,
+		     cma_service_done_t done);
+	void (*cancel)(struct cma_id *cid);
+};
+
+void cma_set_sa_ops(const struct cma_sa_ops *ops);
+void cma_cancel_service_query(struct cma_id *cid);
 
 /* cma_debugfs.c */
 void cma_debugfs_init(void);

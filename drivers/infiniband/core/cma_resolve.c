@@ -31,7 +31,8 @@ static void cma_any_src_for(struct sockaddr_storage *src,
 
 /*
  * Bind an IDLE id (for a well-behaved consumer) or reuse the bind of an
- * ADDR_BOUND one, and move it to ADDR_QUERY.
+ * ADDR_BOUND one (or of one that resolved IB service records), and move
+ * it to ADDR_QUERY.
  */
 static int cma_start_query(struct cma_id *cid, const struct sockaddr *src,
 			   const struct sockaddr *dst)
@@ -39,7 +40,9 @@ static int cma_start_query(struct cma_id *cid, const struct sockaddr *src,
 	struct sockaddr_storage any;
 	int ret;
 
-	if (cma_transition(cid, RDMA_CM_ADDR_BOUND, RDMA_CM_ADDR_QUERY)) {
+	if (cma_transition(cid, RDMA_CM_ADDR_BOUND, RDMA_CM_ADDR_QUERY) ||
+	    cma_transition(cid, RDMA_CM_ADDRINFO_RESOLVED,
+			   RDMA_CM_ADDR_QUERY)) {
 		memcpy(cma_dst_addr(cid), dst, cma_addr_size(dst));
 	} else {
 		if (!src || !src->sa_family) {

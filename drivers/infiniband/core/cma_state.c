@@ -20,7 +20,7 @@
 static const u16 cma_next[RDMA_CM_NR_STATES] = {
 	[RDMA_CM_IDLE]		 = S(ADDR_BOUND) | ANY_END,
 	[RDMA_CM_ADDR_BOUND]	 = S(IDLE) | S(ADDR_QUERY) | S(LISTEN) |
-				   ANY_END,
+				   S(ADDRINFO_QUERY) | ANY_END,
 	[RDMA_CM_ADDR_QUERY]	 = S(ADDR_BOUND) | S(ADDR_RESOLVED) | ANY_END,
 	[RDMA_CM_ADDR_RESOLVED]	 = S(ADDR_BOUND) | S(ROUTE_QUERY) |
 				   S(ROUTE_RESOLVED) | ANY_END,
@@ -32,6 +32,9 @@ static const u16 cma_next[RDMA_CM_NR_STATES] = {
 	[RDMA_CM_LISTEN]	 = S(ADDR_BOUND) | ANY_END,
 	[RDMA_CM_DEVICE_REMOVAL] = S(DESTROYING),
 	[RDMA_CM_DESTROYING]	 = 0,
+	[RDMA_CM_ADDRINFO_QUERY] = S(ADDR_BOUND) | S(ADDRINFO_RESOLVED) |
+				   ANY_END,
+	[RDMA_CM_ADDRINFO_RESOLVED] = S(ADDR_QUERY) | ANY_END,
 };
 
 static const char * const cma_state_names[RDMA_CM_NR_STATES] = {
@@ -46,6 +49,8 @@ static const char * const cma_state_names[RDMA_CM_NR_STATES] = {
 	[RDMA_CM_LISTEN]	 = "LISTEN",
 	[RDMA_CM_DEVICE_REMOVAL] = "DEVICE_REMOVAL",
 	[RDMA_CM_DESTROYING]	 = "DESTROYING",
+	[RDMA_CM_ADDRINFO_QUERY] = "ADDRINFO_QUERY",
+	[RDMA_CM_ADDRINFO_RESOLVED] = "ADDRINFO_RESOLVED",
 };
 
 static bool cma_state_valid(enum rdma_cm_state state)
