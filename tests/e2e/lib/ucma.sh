@@ -16,13 +16,29 @@ server_client() {
 	client=("$@")
 	timeout 60 "${server[@]}" > "$CM_OUT/$name.server" 2>&1 &
 	spid=$!
-	nap 1
-	timeout 60 "${client[@]}" > "$CM_OUT/$name.client" 2>&1 || rc=$?
+	client_until_served "$name" "$spid" "${client[@]}" || rc=$?
 	wait "$spid" || rc=$((rc ? rc : $?))
 	show_tail "$name server" "$CM_OUT/$name.server"
 	show_tail "$name client" "$CM_OUT/$name.client"
 	[ "$rc" = 0 ] || fail "$name: exit $rc"
 	echo "ok: $name"
+}
+
+# client_until_served NAME SERVER-PID CLIENT-CMD...: run the client; if
+# it fails while the server still runs, the server may not be listening
+# yet (a loaded guest takes seconds to start one): try again, five times
+# in all. The last client's status is returned.
+client_until_served() {
+	local name=$1 spid=$2 try rc=0
+	shift 2
+	for try in 1 2 3 4 5; do
+		nap 1
+		rc=0
+		timeout 60 "$@" > "$CM_OUT/$name.client" 2>&1 || rc=$?
+		[ "$rc" != 0 ] && kill -0 "$spid" 2> /dev/null || break
+		echo "  $name: client try $try failed ($rc), the server still waits"
+	done
+	return "$rc"
 }
 
 show_tail() {
@@ -58,8 +74,7 @@ cmtime_pair() {
 	local name=cmtime-$1 spid
 	timeout 60 cmtime -b "$1" -c "$2" > "$CM_OUT/$name.server" 2>&1 &
 	spid=$!
-	nap 1
-	timeout 60 cmtime -s "$1" -c "$2" > "$CM_OUT/$name.client" 2>&1 ||
+	client_until_served "$name" "$spid" cmtime -s "$1" -c "$2" ||
 		fail "$name: client exit $?"
 	kill "$spid"
 	wait "$spid" || true
