@@ -8,6 +8,9 @@
 #                       by a virtual wire, both directions (tests/interop/run)
 #   make demo           boot the test kernel with rxe and siw and show the
 #                       module at work (scripts/demo)
+#   make bench          connection setup, teardown, accept rate and memory,
+#                       ours against the in-box rdma_cm and the IB CM floor
+#                       (scripts/bench; BENCH_ARGS="--seq 1000" and so on)
 #   make test-kernel    build (or find) the cached test kernel
 #   make install        put the rdma_cm.ko make built in KDIR's kernel's
 #                       updates/, where depmod prefers it to the in-box
@@ -79,7 +82,10 @@ interop:
 demo:
 	scripts/demo
 
+bench:
+	scripts/bench $(BENCH_ARGS)
+
 test-kernel:
 	scripts/test-kernel
 
-.PHONY: modules install uninstall clean check interop demo test-kernel
+.PHONY: modules install uninstall clean check interop demo bench test-kernel

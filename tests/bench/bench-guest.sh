@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The guest half of scripts/bench: run the same measurements against
-# our rdma_cm and the in-box one in turns (ours, in-box, ours, in-box
-# ...), in one boot, and write every report to $CM_OUT/bench.raw, each
-# after a line "== ROUND CM DEVICE WHAT".  scripts/bench reads it.
+# The guest half of scripts/bench: run each measurement against our
+# rdma_cm and the in-box one in turns (ours, in-box, then in-box, ours
+# in the next round ...), in one boot, and write every report to
+# $CM_OUT/bench.raw, each after a line "== ROUND CM DEVICE WHAT".
+# scripts/bench reads it.
 #
 #   bench-guest.sh ROUNDS SEQ_N STORM_N IDLE_N DEVICES
 #
@@ -75,23 +76,33 @@ read -r clocksource < /sys/devices/system/clocksource/clocksource0/current_clock
 	echo "# rounds $rounds seq $seq_n storm $storm_n idle $idle_n devices $5"
 } > "$raw"
 
-for ((r = 1; r <= rounds; r++)); do
-	for cm in ours inbox; do
+# pair ROUND DEVICE COMMAND: the measurement on both CMs, one right
+# after the other, ours first in odd rounds and last in even ones, so
+# that a drift of the machine's speed hits both alike.
+pair() {
+	local order=(ours inbox) cm
+
+	[ $(($1 % 2)) = 1 ] || order=(inbox ours)
+	for cm in "${order[@]}"; do
 		cm_use "$cm"
-		for dev in "${devices[@]}"; do
-			insmod "$bench_ko" "addr=$(dev_addr "$dev")"
-			measure "$r" "$cm" "$dev" "$run" "seq $seq_n"
-			measure "$r" "$cm" "$dev" "$run" "storm $storm_n"
-			if [ "$dev" = rxe ] && [ "$idle_n" -gt 0 ]; then
-				measure "$r" "$cm" "$dev" "$run" "idle $idle_n"
-			fi
-			# The floor, the IB CM alone, in every turn: the
-			# rdma_cm loaded only resolves its route, untimed.
-			if [ "$dev" = rxe ]; then
-				measure "$r" floor "$dev" "$run" "floor $seq_n"
-			fi
-			rmmod cm_bench
-		done
+		insmod "$bench_ko" "addr=$(dev_addr "$2")"
+		measure "$1" "$cm" "$2" "$run" "$3"
+		# The floor, the IB CM alone, between the two sequential
+		# runs; the rdma_cm loaded only resolves its route, untimed.
+		if [ "$2" = rxe ] && [ "${3%% *}" = seq ] && [ "$cm" = "${order[0]}" ]; then
+			measure "$1" floor "$2" "$run" "floor ${3#* }"
+		fi
+		rmmod cm_bench
+	done
+}
+
+for ((r = 1; r <= rounds; r++)); do
+	for dev in "${devices[@]}"; do
+		pair "$r" "$dev" "seq $seq_n"
+		pair "$r" "$dev" "storm $storm_n"
+		if [ "$dev" = rxe ] && [ "$idle_n" -gt 0 ]; then
+			pair "$r" "$dev" "idle $idle_n"
+		fi
 	done
 done
 cm_use ours
