@@ -24,6 +24,9 @@
 /*
  * The steps of a connection, in order, as rdma-core's cmtime names
  * them; DATA is one SEND from client to server, received and checked.
+ * The steps' start and end times are written by the benchmark thread,
+ * or, for the event-driven ends, by the event handlers under the run's
+ * lock.
  */
 enum cmb_step {
 	CMB_CREATE,
@@ -35,6 +38,13 @@ enum cmb_step {
 	CMB_DATA,
 	CMB_DISC,
 	CMB_DESTROY,
+	/*
+	 * Not steps but calls inside the server's request handler, timed
+	 * for the profile: its QP (rdma_create_qp()) and its accept
+	 * (rdma_accept(): RTR, RTS and the REP), or the floor's same.
+	 */
+	CMB_SRV_QP,
+	CMB_SRV_ACCEPT,
 	CMB_NR_STEPS,
 };
 

@@ -173,7 +173,9 @@ static int cmb_on_request(struct cmb_run *run, struct rdma_cm_id *id,
 		goto refuse;
 	c = &run->conns[le32_to_cpu(index)];
 	cmb_qp_attr(run, &attr);
+	c->start[CMB_SRV_QP] = ktime_get();
 	ret = rdma_create_qp(id, run->pd, &attr);
+	c->end[CMB_SRV_QP] = ktime_get();
 	if (ret)
 		goto fail;
 	ret = cmb_post_recv(c, id->qp);
@@ -190,7 +192,9 @@ static int cmb_on_request(struct cmb_run *run, struct rdma_cm_id *id,
 	param.responder_resources = req->responder_resources;
 	param.initiator_depth = req->initiator_depth;
 	param.rnr_retry_count = CMB_RNR_RETRY;
+	c->start[CMB_SRV_ACCEPT] = ktime_get();
 	ret = rdma_accept(id, &param);
+	c->end[CMB_SRV_ACCEPT] = ktime_get();
 	if (!ret)
 		return 0;
 	spin_lock_irqsave(&run->lock, flags);

@@ -91,15 +91,19 @@ static int cmb_floor_req(struct cmb_run *run, struct ib_cm_id *cm,
 	}
 	c = &run->conns[le32_to_cpu(index)];
 	cmb_qp_attr(run, &attr);
+	/* Timed as the rdma_cm's: QP and INIT; then RTR, RTS and REP. */
+	c->start[CMB_SRV_QP] = ktime_get();
 	qp = ib_create_qp(run->pd, &attr);
 	if (IS_ERR(qp)) {
 		cmb_floor_fail(c, "server ib_create_qp", PTR_ERR(qp));
 		return 1;
 	}
+	ret = cmb_floor_qp_to(cm, qp, IB_QPS_INIT);
+	c->end[CMB_SRV_QP] = ktime_get();
 	rep.starting_psn = get_random_u32() & 0xffffff;
-	ret = cmb_floor_qp_to(cm, qp, IB_QPS_INIT) ?:
-	      cmb_post_recv(c, qp) ?:
-	      cmb_floor_rtr(cm, qp, rep.starting_psn) ?:
+	ret = ret ?: cmb_post_recv(c, qp);
+	c->start[CMB_SRV_ACCEPT] = ktime_get();
+	ret = ret ?: cmb_floor_rtr(cm, qp, rep.starting_psn) ?:
 	      cmb_floor_qp_to(cm, qp, IB_QPS_RTS);
 	if (ret)
 		goto destroy_qp;
@@ -114,6 +118,7 @@ static int cmb_floor_req(struct cmb_run *run, struct ib_cm_id *cm,
 	rep.rnr_retry_count = CMB_FLOOR_RETRY;
 	rep.flow_control = 1;
 	ret = ib_send_cm_rep(cm, &rep);
+	c->end[CMB_SRV_ACCEPT] = ktime_get();
 	if (!ret)
 		return 0;
 	spin_lock_irqsave(&run->lock, flags);

@@ -20,6 +20,8 @@ static const char *const cmb_step_names[CMB_NR_STEPS] = {
 	[CMB_DATA] = "data",
 	[CMB_DISC] = "disconnect",
 	[CMB_DESTROY] = "destroy",
+	[CMB_SRV_QP] = "srv_create_qp",
+	[CMB_SRV_ACCEPT] = "srv_accept",
 };
 
 /**
