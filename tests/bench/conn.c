@@ -205,7 +205,7 @@ static int cmb_on_request(struct cmb_run *run, struct rdma_cm_id *id,
 duplicate:
 	ret = -EEXIST;
 destroy_qp:
-	run->stopping = true;
+	WRITE_ONCE(run->stopping, true);
 	rdma_destroy_qp(id);
 fail:
 	pr_err("connection %u: accepting failed: %d\n", le32_to_cpu(index),
