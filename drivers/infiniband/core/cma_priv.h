@@ -94,7 +94,8 @@ struct cma_device {
  * @addr_query_pending: rdma_resolve_ip() was called and its callback has
  *	not started: destruction must cancel it (the callback clears it
  *	first thing, so a destruction from the callback does not wait for
- *	itself)
+ *	itself); the query holds a reference on the id, dropped by the
+ *	callback when it is done or by the cancel if it never ran
  * @rep_sent: the passive side has sent its REP
  * @release_work: finishes a destruction decided on cma_wq (see
  *	cma_destroy_handler_unlock_deferred())

@@ -64,7 +64,12 @@ static int cma_start_query(struct cma_id *cid, const struct sockaddr *src,
 	return 0;
 }
 
-/* rdma_resolve_ip()'s callback, from ib_core's workqueue. */
+/*
+ * rdma_resolve_ip()'s callback, from ib_core's workqueue. It owns the
+ * reference rdma_resolve_addr() took, and drops it only when it is done
+ * with the id: a destroyer that found the flag already cleared does not
+ * cancel, and waits for that reference instead.
+ */
 static void cma_addr_resolved(int status, struct sockaddr *src,
 			      struct rdma_dev_addr *dev_addr, void *context)
 {
@@ -73,7 +78,7 @@ static void cma_addr_resolved(int status, struct sockaddr *src,
 	struct sockaddr_storage old_src;
 
 	mutex_lock(&cid->handler_mutex);
-	cid->addr_query_pending = false;
+	WRITE_ONCE(cid->addr_query_pending, false);
 	if (!cma_transition(cid, RDMA_CM_ADDR_QUERY, RDMA_CM_ADDR_RESOLVED))
 		goto out;
 
@@ -93,24 +98,39 @@ static void cma_addr_resolved(int status, struct sockaddr *src,
 	}
 
 	if (cma_deliver(cid, &event)) {
+		/* Ours goes first: the destroy below waits for all others. */
+		cma_id_put(cid);
 		cma_destroy_handler_unlock(cid);
 		return;
 	}
 out:
 	mutex_unlock(&cid->handler_mutex);
+	cma_id_put(cid);
 }
 
 /**
  * cma_cancel_addr_query - stop address resolution and wait for it
- * @cid: the id; nothing happens unless a query is pending
+ * @cid: the id, DESTROYING; nothing happens unless a query is pending
+ *
+ * A flag seen cleared means the callback has started, and it holds a
+ * reference until it is done, which the destroyer waits for. A flag seen
+ * set is cancelled: rdma_addr_cancel() takes the request before it runs
+ * or waits for its run. If, after that, the flag is still set, the
+ * callback never ran and its reference is dropped here.
  *
  * Context: process context; may sleep. Not under @cid's handler mutex,
  * which the callback being waited for takes.
  */
 void cma_cancel_addr_query(struct cma_id *cid)
 {
-	if (cid->addr_query_pending)
-		rdma_addr_cancel(&cid->id.route.addr.dev_addr);
+	if (!READ_ONCE(cid->addr_query_pending))
+		return;
+	rdma_addr_cancel(&cid->id.route.addr.dev_addr);
+	/* No callback runs now: the flag is ours to read. */
+	if (cid->addr_query_pending) {
+		cid->addr_query_pending = false;
+		cma_id_put(cid);
+	}
 }
 
 /*
@@ -182,12 +202,15 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		return ret;
 	}
 
+	/* The callback's reference; see cma_addr_resolved(). */
+	cma_id_get(cid);
 	cid->addr_query_pending = true;
 	ret = rdma_resolve_ip(cma_src_addr(cid), dst_addr,
 			      &id->route.addr.dev_addr, timeout_ms,
 			      cma_addr_resolved, false, cid);
 	if (ret) {
 		cid->addr_query_pending = false;
+		cma_id_put(cid);
 		cma_transition(cid, RDMA_CM_ADDR_QUERY, RDMA_CM_ADDR_BOUND);
 	}
 	return ret;
