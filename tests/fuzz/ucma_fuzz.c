@@ -711,6 +711,7 @@ static void fz_op_listen(struct fz_thread *t, int fd, int file, __u32 id)
 	struct rdma_ucm_listen cmd = {};
 
 	cmd.id = id;
+	/* A full backlog drops requests silently: the peer retries. */
 	cmd.backlog = fz_chance(t, 10) ? (__u32)fz_rand(t) : fz_below(t, 8);
 	if (!fz_cmd(fd, RDMA_USER_CM_CMD_LISTEN, &cmd, sizeof(cmd), 0))
 		fz_set_stage(file, id, FZ_LISTENING);
@@ -795,6 +796,14 @@ static void fz_op_set_option(struct fz_thread *t, int fd, __u32 id)
 	int val = (int)fz_below(t, 2);
 	__u8 byte = (__u8)fz_rand(t);
 	unsigned int i;
+
+	/*
+	 * An ACK timeout is 5 bits: both CMs take any byte, and the IB CM
+	 * computes its MAD timeouts from it with 1 << (value - 8), which
+	 * overflows past 39 and makes retries last (nearly) forever.
+	 */
+	if (fz_chance(t, 95))
+		byte &= 0x1f;
 
 	cmd.id = id;
 	cmd.level = fz_chance(t, 80) ? RDMA_OPTION_ID : RDMA_OPTION_IB;
@@ -1103,6 +1112,9 @@ static bool fz_take_op(void)
 	} while (!__atomic_compare_exchange_n(&fz_ops_left, &left, left - 1,
 					      false, __ATOMIC_RELAXED,
 					      __ATOMIC_RELAXED));
+	/* A sign of life in long runs, on standard error. */
+	if (left % 10000 == 0)
+		fprintf(stderr, "ucma_fuzz: %lu operations to go\n", left);
 	return true;
 }
 
