@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xrdma: a small in-kernel RDMA message transport in the style of
+ * net/sunrpc/xprtrdma, built on the exported RDMA CM API and ib_core
+ * verbs only.
+ *
+ * A transport (struct xrdma_xprt) carries whole messages, each at most
+ * the inline size both ends agreed on, over one reliable connection at
+ * a time.  Flow control is credit based and invisible to the user:
+ * xrdma_send() waits for a credit.  Messages arrive through
+ * xrdma_ops.recv in process context.
+ */
+#ifndef _NET_XRDMA_H
+#define _NET_XRDMA_H
+
+#include <linux/socket.h>
+#include <linux/types.h>
+
+struct net;
+struct xrdma_xprt;
+struct xrdma_listener;
+
+/* Limits of struct xrdma_opts. */
+#define XRDMA_MIN_DEPTH		1
+#define XRDMA_MAX_DEPTH		256
+#define XRDMA_MIN_INLINE	64
+#define XRDMA_MAX_INLINE	65536
+
+/**
+ * enum xrdma_step - the steps of a connection's life that are timed
+ * @XRDMA_STEP_CREATE_ID: rdma_create_id()
+ * @XRDMA_STEP_RESOLVE_ADDR: rdma_resolve_addr() until ADDR_RESOLVED
+ * @XRDMA_STEP_RESOLVE_ROUTE: rdma_resolve_route() until ROUTE_RESOLVED
+ * @XRDMA_STEP_CREATE_QP: PD, CQs, QP and the first receives
+ * @XRDMA_STEP_CONNECT: the rdma_connect() call itself
+ * @XRDMA_STEP_ESTABLISHED: rdma_connect() until ESTABLISHED
+ * @XRDMA_STEP_DISCONNECT: rdma_disconnect() and the drain of both queues
+ * @XRDMA_STEP_DESTROY: releasing the QP, CQs, PD and the id
+ * @XRDMA_NR_STEPS: how many there are
+ */
+enum xrdma_step {
+	XRDMA_STEP_CREATE_ID,
+	XRDMA_STEP_RESOLVE_ADDR,
+	XRDMA_STEP_RESOLVE_ROUTE,
+	XRDMA_STEP_CREATE_QP,
+	XRDMA_STEP_CONNECT,
+	XRDMA_STEP_ESTABLISHED,
+	XRDMA_STEP_DISCONNECT,
+	XRDMA_STEP_DESTROY,
+	XRDMA_NR_STEPS
+};
+
+/**
+ * struct xrdma_opts - what a transport is asked for
+ * @depth: messages in flight in each direction (receives posted), 1..256
+ * @inline_size: the largest message this end sends or receives,
+ *	64..65536 bytes; the connection uses the smaller of both ends'
+ * @timeout_ms: bound on address and route resolution, on the wait for
+ *	ESTABLISHED and on the wait for a send credit; 0 means 5000
+ * @reconnect_ms: 0 for no automatic reconnect; else the first delay
+ *	after a lost connection, doubled on each failure up to 60 s
+ */
+struct xrdma_opts {
+	unsigned int depth;
+	unsigned int inline_size;
+	unsigned int timeout_ms;
+	unsigned int reconnect_ms;
+};
+
+/**
+ * struct xrdma_ops - the user's callbacks
+ * @recv: a message arrived.  Runs in process context (the receive CQ's
+ *	work item), one call at a time per transport; @data is valid only
+ *	during the call.  It may call xrdma_send(), which then waits for a
+ *	credit for at most the transport's timeout.
+ */
+struct xrdma_ops {
+	void (*recv)(struct xrdma_xprt *xprt, const void *data, u32 len);
+};
+
+/**
+ * struct xrdma_info - a snapshot of a transport's counters
+ * @connected: a connection is up
+ * @inline_send: the largest message xrdma_send() accepts now
+ * @connects: connections established so far
+ * @sent: messages sent
+ * @received: messages received
+ * @errors: error completions seen
+ * @step_ns: duration of each step of the last connection, in ns
+ */
+struct xrdma_info {
+	bool connected;
+	u32 inline_send;
+	u64 connects;
+	u64 sent;
+	u64 received;
+	u64 errors;
+	u64 step_ns[XRDMA_NR_STEPS];
+};
+
+struct xrdma_xprt *xrdma_xprt_create(const struct xrdma_opts *opts,
+				     const struct xrdma_ops *ops, void *priv);
+void xrdma_xprt_destroy(struct xrdma_xprt *xprt);
+void *xrdma_xprt_priv(const struct xrdma_xprt *xprt);
+int xrdma_connect(struct xrdma_xprt *xprt, struct net *net,
+		  const struct sockaddr *dst);
+void xrdma_disconnect(struct xrdma_xprt *xprt);
+int xrdma_send(struct xrdma_xprt *xprt, const void *data, u32 len);
+void xrdma_get_info(struct xrdma_xprt *xprt, struct xrdma_info *info);
+
+struct xrdma_listener *xrdma_listen(struct net *net,
+				    const struct sockaddr *addr,
+				    const struct xrdma_opts *opts,
+				    const struct xrdma_ops *ops, void *priv);
+void xrdma_listener_destroy(struct xrdma_listener *lsn);
+unsigned int xrdma_listener_count(struct xrdma_listener *lsn);
+
+#endif /* _NET_XRDMA_H */

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Endpoints and their CM event handler.
+ *
+ * An endpoint is one connection.  Its kref counts the owner (the
+ * transport that created it) and, while the connection is up, the
+ * reference ESTABLISHED takes.  Whoever drops the last reference
+ * releases the QP, CQs and PD, and the id goes exactly once: the
+ * event handler returns 1 so the CM destroys it, anyone else calls
+ * rdma_destroy_id() itself.  The handler never destroys its own id.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "xrdma.h"
+
+/**
+ * xrdma_ep_alloc() - a new endpoint with the owner's reference
+ * @xprt: the transport that will own it
+ *
+ * The endpoint holds a module reference: its id's handler is our code
+ * and may outlive the owner until DISCONNECTED arrives.
+ *
+ * Context: process context, may sleep.
+ * Return: the endpoint, or NULL when out of memory.
+ */
+struct xrdma_ep *xrdma_ep_alloc(struct xrdma_xprt *xprt)
+{
+	struct xrdma_ep *ep;
+
+	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+	if (!ep)
+		return NULL;
+	kref_init(&ep->ref);
+	spin_lock_init(&ep->lock);
+	init_completion(&ep->done);
+	init_waitqueue_head(&ep->wait);
+	ep->xprt = xprt;
+	ep->async_rc = -ETIMEDOUT;
+	ep->inline_send = xprt->opts.inline_size + sizeof(struct xrdma_hdr);
+	ep->inline_recv = ep->inline_send;
+	__module_get(THIS_MODULE);
+	return ep;
+}
+
+static void xrdma_ep_release(struct kref *ref)
+{
+	xrdma_ep_release_qp(container_of(ref, struct xrdma_ep, ref));
+}
+
+/**
+ * xrdma_ep_put() - drop a reference
+ * @ep: the endpoint
+ *
+ * The last reference releases the QP, CQs and PD.  The caller then
+ * owes the id its destruction (rdma_destroy_id() or a handler's 1)
+ * and the endpoint its xrdma_ep_free(), after that.
+ *
+ * Context: process context, may sleep.
+ * Return: true if that was the last reference.
+ */
+bool xrdma_ep_put(struct xrdma_ep *ep)
+{
+	return kref_put(&ep->ref, xrdma_ep_release);
+}
+
+/**
+ * xrdma_ep_free() - free an endpoint whose last reference is gone
+ * @ep: the endpoint
+ *
+ * Context: process context; the id is destroyed, or is about to be by
+ * the CM with no further event.
+ */
+void xrdma_ep_free(struct xrdma_ep *ep)
+{
+	kfree(ep);
+	module_put(THIS_MODULE);
+}
+
+/**
+ * xrdma_ep_force_disconnect() - have the owner tear the connection down
+ * @ep: the endpoint
+ *
+ * Only the first call per connection does anything, so any number of
+ * error completions force exactly one disconnect.  An endpoint its
+ * owner already let go of has nobody to tell.
+ *
+ * Context: any; takes @ep->lock.
+ */
+void xrdma_ep_force_disconnect(struct xrdma_ep *ep)
+{
+	if (test_and_set_bit(0, &ep->flushed))
+		return;
+	spin_lock(&ep->lock);
+	if (ep->xprt)
+		queue_work(xrdma_wq, &ep->xprt->disconnect_work);
+	spin_unlock(&ep->lock);
+}
+
+/**
+ * xrdma_ep_fill_private() - our private data for connect or accept
+ * @ep: the endpoint
+ * @pd: filled in
+ *
+ * Context: any.
+ */
+void xrdma_ep_fill_private(struct xrdma_ep *ep, struct xrdma_cm_private *pd)
+{
+	memset(pd, 0, sizeof(*pd));
+	pd->magic = cpu_to_be32(XRDMA_CM_MAGIC);
+	pd->version = XRDMA_CM_VERSION;
+	pd->inline_send = cpu_to_be32(ep->inline_send);
+	pd->inline_recv = cpu_to_be32(ep->inline_recv);
+}
+
+/**
+ * xrdma_ep_update_private() - adopt the peer's inline sizes
+ * @ep: the endpoint
+ * @param: the connection parameters of the event
+ *
+ * We never send more than the peer can receive.  A peer that sent no
+ * valid private data gets only minimum-sized messages.
+ *
+ * Context: under the id's handler mutex.
+ */
+void xrdma_ep_update_private(struct xrdma_ep *ep,
+			     const struct rdma_conn_param *param)
+{
+	const struct xrdma_cm_private *pd = param->private_data;
+	u32 recv = XRDMA_MIN_INLINE + sizeof(struct xrdma_hdr);
+
+	if (pd && param->private_data_len >= sizeof(*pd) &&
+	    be32_to_cpu(pd->magic) == XRDMA_CM_MAGIC &&
+	    pd->version == XRDMA_CM_VERSION)
+		recv = be32_to_cpu(pd->inline_recv);
+	if (recv < ep->inline_send)
+		ep->inline_send = max_t(u32, recv, sizeof(struct xrdma_hdr));
+}
+
+/* The connection is gone (DISCONNECTED, DEVICE_REMOVAL, ADDR_CHANGE):
+ * whoever moves the status away from CONNECTED drops the ESTABLISHED
+ * reference, exactly once.  A connect still waiting is woken instead.
+ */
+static int xrdma_ep_lost(struct xrdma_ep *ep, int status)
+{
+	int old = xchg(&ep->status, status);
+
+	if (old != XRDMA_CONNECTED) {
+		if (!old)
+			wake_up_all(&ep->wait);
+		return 0;
+	}
+	xrdma_ep_force_disconnect(ep);
+	if (!xrdma_ep_put(ep))
+		return 0;
+	xrdma_ep_free(ep);
+	return 1;
+}
+
+/* A connect attempt failed: fail the waiter, unless it gave up already. */
+static int xrdma_ep_failed(struct xrdma_ep *ep, int status)
+{
+	if (!cmpxchg(&ep->status, 0, status))
+		wake_up_all(&ep->wait);
+	return 0;
+}
+
+static int xrdma_ep_established(struct xrdma_ep *ep,
+				const struct rdma_conn_param *param)
+{
+	/* The owner may have given up and dropped its reference. */
+	if (!kref_get_unless_zero(&ep->ref))
+		return 0;
+	if (cmpxchg(&ep->status, 0, XRDMA_CONNECTED)) {
+		if (!xrdma_ep_put(ep))
+			return 0;
+		xrdma_ep_free(ep);
+		return 1;
+	}
+	ep->was_connected = true;
+	/* The passive side took the sizes from the connect request. */
+	if (!ep->passive)
+		xrdma_ep_update_private(ep, param);
+	wake_up_all(&ep->wait);
+	/* An accepted connection may already have a reply waiting. */
+	spin_lock(&ep->lock);
+	if (ep->xprt)
+		wake_up_all(&ep->xprt->send_wait);
+	spin_unlock(&ep->lock);
+	return 0;
+}
+
+static int xrdma_ep_resolved(struct xrdma_ep *ep, int rc)
+{
+	ep->async_rc = rc;
+	complete(&ep->done);
+	return 0;
+}
+
+/**
+ * xrdma_cm_event_handler() - handle a CM event of a connection's id
+ * @id: the id the event is for; its context is our endpoint
+ * @ev: the event
+ *
+ * Called by the CM with @id's handler mutex held, in process context;
+ * it may sleep.  Every event type is handled: resolution results wake
+ * the connecting thread, connect failures fail it, ESTABLISHED takes a
+ * reference, and the end of a connection forces one disconnect and
+ * drops that reference.
+ *
+ * Return: 1 if the caller should destroy @id (this dropped the last
+ * reference and freed the endpoint), otherwise 0.
+ */
+int xrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct xrdma_ep *ep = id->context;
+
+	might_sleep();
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		return xrdma_ep_resolved(ep, 0);
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		return xrdma_ep_resolved(ep, -EPROTO);
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		return xrdma_ep_resolved(ep, -ENETUNREACH);
+	case RDMA_CM_EVENT_ESTABLISHED:
+		return xrdma_ep_established(ep, &ev->param.conn);
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		return xrdma_ep_failed(ep, -ENOTCONN);
+	case RDMA_CM_EVENT_UNREACHABLE:
+		return xrdma_ep_failed(ep, -ENETUNREACH);
+	case RDMA_CM_EVENT_REJECTED:
+		return xrdma_ep_failed(ep, -ECONNREFUSED);
+	case RDMA_CM_EVENT_DISCONNECTED:
+		return xrdma_ep_lost(ep, -ECONNABORTED);
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		pr_info("device %s is going away\n", id->device->name);
+		/* A resolution in progress must not wait for its timeout. */
+		xrdma_ep_resolved(ep, -ENODEV);
+		return xrdma_ep_lost(ep, -ENODEV);
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		return xrdma_ep_lost(ep, -ENODEV);
+	default:
+		/* CONNECT_RESPONSE, TIMEWAIT_EXIT, multicast: not for us. */
+		return 0;
+	}
+}

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Buffer pools: the request (send) and reply (receive) buffers of a
+ * transport.  The memory is allocated once and kept across reconnects;
+ * the DMA mapping belongs to a connection's device and is made when the
+ * connection is set up and undone when it is torn down, so a device can
+ * go away and another take its place.
+ */
+#include <linux/slab.h>
+#include <kunit/visibility.h>
+
+#include "xrdma.h"
+
+/**
+ * xrdma_pool_create() - allocate a pool of free buffers
+ * @pool: the pool
+ * @count: how many buffers, at least 1
+ * @size: bytes in each, at least 1
+ * @dir: DMA direction for xrdma_pool_map()
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EINVAL for an empty pool, or -ENOMEM with nothing
+ * allocated.
+ */
+int xrdma_pool_create(struct xrdma_pool *pool, unsigned int count,
+		      size_t size, enum dma_data_direction dir)
+{
+	unsigned int i;
+
+	if (!count || !size)
+		return -EINVAL;
+	spin_lock_init(&pool->lock);
+	INIT_LIST_HEAD(&pool->free);
+	pool->count = 0;
+	pool->nfree = 0;
+	pool->size = size;
+	pool->dir = dir;
+	pool->dev = NULL;
+	pool->bufs = kcalloc(count, sizeof(*pool->bufs), GFP_KERNEL);
+	if (!pool->bufs)
+		return -ENOMEM;
+	for (i = 0; i < count; i++) {
+		pool->bufs[i].data = kmalloc(size, GFP_KERNEL);
+		if (!pool->bufs[i].data)
+			goto out_free;
+		pool->bufs[i].index = i;
+		pool->bufs[i].pool = pool;
+		pool->count++;
+	}
+	xrdma_pool_reset(pool);
+	return 0;
+
+out_free:
+	xrdma_pool_destroy(pool);
+	return -ENOMEM;
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_pool_create);
+
+/**
+ * xrdma_pool_destroy() - free a pool's memory
+ * @pool: the pool, unmapped
+ *
+ * Context: process context; nothing may use the buffers any more.
+ */
+void xrdma_pool_destroy(struct xrdma_pool *pool)
+{
+	unsigned int i;
+
+	WARN_ON_ONCE(pool->dev);
+	for (i = 0; i < pool->count; i++)
+		kfree(pool->bufs[i].data);
+	kfree(pool->bufs);
+	pool->bufs = NULL;
+	pool->count = 0;
+	pool->nfree = 0;
+	INIT_LIST_HEAD(&pool->free);
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_pool_destroy);
+
+/**
+ * xrdma_pool_get() - take a free buffer
+ * @pool: the pool
+ *
+ * Context: any; takes the pool's spinlock.
+ * Return: the buffer, or NULL when none is free.
+ */
+struct xrdma_buf *xrdma_pool_get(struct xrdma_pool *pool)
+{
+	struct xrdma_buf *buf;
+
+	spin_lock(&pool->lock);
+	buf = list_first_entry_or_null(&pool->free, struct xrdma_buf, node);
+	if (buf) {
+		list_del_init(&buf->node);
+		pool->nfree--;
+	}
+	spin_unlock(&pool->lock);
+	return buf;
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_pool_get);
+
+/**
+ * xrdma_pool_put() - give a buffer back
+ * @pool: the pool it came from
+ * @buf: the buffer
+ *
+ * Context: any; takes the pool's spinlock.
+ */
+void xrdma_pool_put(struct xrdma_pool *pool, struct xrdma_buf *buf)
+{
+	if (WARN_ON_ONCE(buf->pool != pool || !list_empty(&buf->node)))
+		return;
+	spin_lock(&pool->lock);
+	list_add(&buf->node, &pool->free);
+	pool->nfree++;
+	spin_unlock(&pool->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_pool_put);
+
+/**
+ * xrdma_pool_reset() - make every buffer free again
+ * @pool: the pool
+ *
+ * For the end of a connection, once its QP is gone: whatever a WR held
+ * is free now.
+ *
+ * Context: nothing may use the buffers.
+ */
+void xrdma_pool_reset(struct xrdma_pool *pool)
+{
+	unsigned int i;
+
+	spin_lock(&pool->lock);
+	INIT_LIST_HEAD(&pool->free);
+	for (i = 0; i < pool->count; i++)
+		list_add_tail(&pool->bufs[i].node, &pool->free);
+	pool->nfree = pool->count;
+	spin_unlock(&pool->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_pool_reset);
+
+/**
+ * xrdma_pool_nfree() - how many buffers are free
+ * @pool: the pool
+ *
+ * Context: any.
+ * Return: the number, a snapshot.
+ */
+unsigned int xrdma_pool_nfree(struct xrdma_pool *pool)
+{
+	return READ_ONCE(pool->nfree);
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_pool_nfree);
+
+/**
+ * xrdma_pool_map() - DMA-map every buffer for a device
+ * @pool: the pool, unmapped
+ * @dev: the device of the new connection
+ *
+ * Context: process context.
+ * Return: 0, or -ENOMEM with nothing left mapped.
+ */
+int xrdma_pool_map(struct xrdma_pool *pool, struct ib_device *dev)
+{
+	struct xrdma_buf *buf;
+	unsigned int i;
+
+	for (i = 0; i < pool->count; i++) {
+		buf = &pool->bufs[i];
+		buf->dma = ib_dma_map_single(dev, buf->data, pool->size,
+					     pool->dir);
+		if (ib_dma_mapping_error(dev, buf->dma))
+			goto out_unmap;
+	}
+	pool->dev = dev;
+	return 0;
+
+out_unmap:
+	while (i--)
+		ib_dma_unmap_single(dev, pool->bufs[i].dma, pool->size,
+				    pool->dir);
+	return -ENOMEM;
+}
+
+/**
+ * xrdma_pool_unmap() - undo xrdma_pool_map()
+ * @pool: the pool; nothing may be posted from it
+ *
+ * Context: process context.  Harmless on an unmapped pool.
+ */
+void xrdma_pool_unmap(struct xrdma_pool *pool)
+{
+	unsigned int i;
+
+	if (!pool->dev)
+		return;
+	for (i = 0; i < pool->count; i++)
+		ib_dma_unmap_single(pool->dev, pool->bufs[i].dma, pool->size,
+				    pool->dir);
+	pool->dev = NULL;
+}

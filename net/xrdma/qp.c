@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A connection's verbs resources: PD, a send and a receive CQ polled
+ * from a workqueue (so completion handlers run in process context), and
+ * the RC QP attached to the id.  They are connection scoped: released
+ * when the endpoint's last reference goes.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "xrdma.h"
+
+/* Runs in whatever context the driver reports from, possibly atomic.
+ * Data that reaches an accepted QP before the CM's RTU does raises
+ * COMM_EST, which the CM must hear of to report ESTABLISHED.  Fatal
+ * errors need nothing here: they flush the WRs, which forces a
+ * disconnect.
+ */
+static void xrdma_qp_event(struct ib_event *event, void *context)
+{
+	struct xrdma_ep *ep = context;
+
+	if (event->event == IB_EVENT_COMM_EST)
+		rdma_notify(ep->id, event->event);
+	else
+		pr_debug("QP event %s on %s\n", ib_event_msg(event->event),
+			 ep->id->device->name);
+}
+
+/* The device must take our queue depth, plus one WR for each drain. */
+static int xrdma_check_device(struct ib_device *dev, unsigned int depth)
+{
+	if (dev->attrs.max_qp_wr < depth + 1 ||
+	    dev->attrs.max_cqe < depth + 1) {
+		pr_err("%s: depth %u is more than the device takes\n",
+		       dev->name, depth);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * xrdma_ep_setup_qp() - make the PD, the CQs and the QP of a connection
+ * @ep: the endpoint, with an id bound to a device
+ * @xprt: its transport: the CQs' context, the source of the depth
+ *
+ * On failure what was made stays for xrdma_ep_release_qp(), which the
+ * endpoint's last reference runs: teardown copes with any prefix.
+ *
+ * Context: process context, may sleep (also under the id's handler
+ * mutex, for an accepted connection).
+ * Return: 0 or a negative errno.
+ */
+int xrdma_ep_setup_qp(struct xrdma_ep *ep, struct xrdma_xprt *xprt)
+{
+	struct ib_device *dev = ep->id->device;
+	unsigned int depth = xprt->opts.depth;
+	struct ib_qp_init_attr attr = {};
+	struct ib_cq *cq;
+	struct ib_pd *pd;
+	int rc;
+
+	rc = xrdma_check_device(dev, depth);
+	if (rc)
+		return rc;
+	pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
+	ep->pd = pd;
+	cq = ib_alloc_cq(dev, xprt, depth + 1, 0, IB_POLL_WORKQUEUE);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	ep->send_cq = cq;
+	cq = ib_alloc_cq(dev, xprt, depth + 1, 0, IB_POLL_WORKQUEUE);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	ep->recv_cq = cq;
+
+	attr.event_handler = xrdma_qp_event;
+	attr.qp_context = ep;
+	attr.send_cq = ep->send_cq;
+	attr.recv_cq = ep->recv_cq;
+	attr.cap.max_send_wr = depth + 1;
+	attr.cap.max_recv_wr = depth + 1;
+	attr.cap.max_send_sge = 1;
+	attr.cap.max_recv_sge = 1;
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr.qp_type = IB_QPT_RC;
+	return rdma_create_qp(ep->id, ep->pd, &attr);
+}
+
+/**
+ * xrdma_ep_release_qp() - release what xrdma_ep_setup_qp() made
+ * @ep: the endpoint; any part may be missing
+ *
+ * The QP goes first, so no WR is left to complete; freeing a CQ then
+ * cancels its pending work.
+ *
+ * Context: process context, may sleep; the endpoint's last reference.
+ */
+void xrdma_ep_release_qp(struct xrdma_ep *ep)
+{
+	if (ep->id && ep->id->qp)
+		rdma_destroy_qp(ep->id);
+	if (ep->recv_cq)
+		ib_free_cq(ep->recv_cq);
+	if (ep->send_cq)
+		ib_free_cq(ep->send_cq);
+	if (ep->pd)
+		ib_dealloc_pd(ep->pd);
+	ep->recv_cq = NULL;
+	ep->send_cq = NULL;
+	ep->pd = NULL;
+}

@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xrdma internals: the objects shared by the files of xrdma.ko.
+ *
+ * Ownership in one paragraph: a struct xrdma_xprt is persistent (its
+ * buffers survive reconnects) and belongs to its creator, or to the
+ * listener for an accepted one.  Each connection is a struct xrdma_ep
+ * with its own rdma_cm_id, PD, CQs and QP; its kref counts the owner's
+ * reference and the one ESTABLISHED takes.  Whoever drops the last
+ * reference makes sure the id is destroyed exactly once: the CM event
+ * handler by returning 1, anyone else by calling rdma_destroy_id().
+ */
+#ifndef _XRDMA_H
+#define _XRDMA_H
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <net/xrdma.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+/* One Send in this many is signalled (at least one per ring). */
+#define XRDMA_SIGNAL_EVERY	8
+#define XRDMA_RECONNECT_MAX_MS	60000
+#define XRDMA_CM_VERSION	1
+#define XRDMA_CM_MAGIC		0x78726d61	/* "xrma" */
+
+/**
+ * struct xrdma_ring - the indices of the send-context ring
+ * @size: number of slots; at most @size - 1 are in use at once
+ * @head: the slot handed out last (producer side, under the send lock)
+ * @tail: the slot retired last (consumer side, the send CQ's work)
+ *
+ * Slots are handed out in order and retired in order, so a signalled
+ * completion retires every unsignalled Send posted before it.  The two
+ * sides share only the indices, published with release/acquire.
+ */
+struct xrdma_ring {
+	unsigned int size;
+	unsigned int head;
+	unsigned int tail;
+};
+
+int xrdma_ring_init(struct xrdma_ring *ring, unsigned int slots);
+int xrdma_ring_get(struct xrdma_ring *ring);
+void xrdma_ring_unget(struct xrdma_ring *ring);
+unsigned int xrdma_ring_retire(struct xrdma_ring *ring, unsigned int upto,
+			       void (*fn)(void *arg, unsigned int slot),
+			       void *arg);
+unsigned int xrdma_ring_in_use(const struct xrdma_ring *ring);
+
+/**
+ * struct xrdma_credits - credit-based flow control of one connection
+ * @granted: the peer's receives posted, cumulative, as it last said
+ * @sent: our messages that used up one of those receives, cumulative
+ * @posted: our receives posted, cumulative
+ * @announced: the value of @posted the peer was last told
+ * @max: the most credits the peer may grant us at once
+ *
+ * All counters wrap; differences are taken modulo 2^32.  Credits start
+ * at 1 on every connection: until the peer speaks, we assume one
+ * receive.  Protected by the transport's send lock.
+ */
+struct xrdma_credits {
+	u32 granted;
+	u32 sent;
+	u32 posted;
+	u32 announced;
+	u32 max;
+};
+
+void xrdma_credits_init(struct xrdma_credits *cr, u32 max);
+u32 xrdma_credits_avail(const struct xrdma_credits *cr);
+bool xrdma_credits_take(struct xrdma_credits *cr);
+void xrdma_credits_grant(struct xrdma_credits *cr, u32 peer_posted);
+void xrdma_credits_posted(struct xrdma_credits *cr, u32 n);
+u32 xrdma_credits_announce(struct xrdma_credits *cr);
+u32 xrdma_credits_unannounced(const struct xrdma_credits *cr);
+
+/**
+ * struct xrdma_buf - one preallocated message buffer
+ * @node: on the pool's free list while free
+ * @cqe: completion entry of the WR that uses it (receive buffers)
+ * @rwr: the receive WR posting it
+ * @sge: the scatter entry of @rwr
+ * @data: the memory, kmalloc'ed once for the transport's life
+ * @dma: its DMA address while mapped
+ * @len: the bytes in use (receives: the bytes that arrived)
+ * @index: its index in the pool
+ * @pool: the pool it belongs to
+ */
+struct xrdma_buf {
+	struct list_head node;
+	struct ib_cqe cqe;
+	struct ib_recv_wr rwr;
+	struct ib_sge sge;
+	void *data;
+	u64 dma;
+	u32 len;
+	u32 index;
+	struct xrdma_pool *pool;
+};
+
+/**
+ * struct xrdma_pool - a fixed set of same-sized buffers
+ * @lock: protects @free and @nfree
+ * @free: the free buffers
+ * @nfree: how many are on @free
+ * @count: how many buffers there are
+ * @size: the size of each
+ * @dir: the DMA direction they are mapped for
+ * @dev: the device they are mapped on, or NULL while unmapped
+ * @bufs: all of them
+ *
+ * The memory is persistent; the DMA mapping is per connection.
+ */
+struct xrdma_pool {
+	spinlock_t lock;	/* the free list */
+	struct list_head free;
+	unsigned int nfree;
+	unsigned int count;
+	size_t size;
+	enum dma_data_direction dir;
+	struct ib_device *dev;
+	struct xrdma_buf *bufs;
+};
+
+int xrdma_pool_create(struct xrdma_pool *pool, unsigned int count,
+		      size_t size, enum dma_data_direction dir);
+void xrdma_pool_destroy(struct xrdma_pool *pool);
+struct xrdma_buf *xrdma_pool_get(struct xrdma_pool *pool);
+void xrdma_pool_put(struct xrdma_pool *pool, struct xrdma_buf *buf);
+void xrdma_pool_reset(struct xrdma_pool *pool);
+unsigned int xrdma_pool_nfree(struct xrdma_pool *pool);
+int xrdma_pool_map(struct xrdma_pool *pool, struct ib_device *dev);
+void xrdma_pool_unmap(struct xrdma_pool *pool);
+
+/**
+ * struct xrdma_hdr - the header in front of every message on the wire
+ * @credits: the sender's receives posted, cumulative
+ * @flags: XRDMA_HDR_DATA, or 0 for a credit update
+ * @len: payload bytes after the header
+ */
+struct xrdma_hdr {
+	__be32 credits;
+	__be32 flags;
+	__be32 len;
+} __packed;
+
+#define XRDMA_HDR_DATA	1
+
+/**
+ * struct xrdma_cm_private - private data of the connect request and reply
+ * @magic: XRDMA_CM_MAGIC
+ * @version: XRDMA_CM_VERSION
+ * @reserved: zero
+ * @inline_send: the largest message, header included, this end sends
+ * @inline_recv: the largest message, header included, it can receive
+ */
+struct xrdma_cm_private {
+	__be32 magic;
+	u8 version;
+	u8 reserved[3];
+	__be32 inline_send;
+	__be32 inline_recv;
+} __packed;
+
+/**
+ * struct xrdma_cm_ctx - what an id's context points to first
+ * @listener: the id is a listening one (struct xrdma_listener), not a
+ *	connection (struct xrdma_ep)
+ *
+ * A connection accepted by a listener starts with the listener as its
+ * context and gets its endpoint at CONNECT_REQUEST; one handler serves
+ * both and looks here to tell them apart.
+ */
+struct xrdma_cm_ctx {
+	bool listener;
+};
+
+/* The connection status, as xprtrdma keeps it: 0 while connecting. */
+#define XRDMA_CONNECTED	1
+
+/**
+ * struct xrdma_ep - one connection: its id and its verbs resources
+ * @ctx: says this is not a listener
+ * @ref: owner reference, plus one while ESTABLISHED holds
+ * @id: the CM id; destroyed by whoever drops @ref to zero (see above)
+ * @xprt: the transport; NULL once the owner let go (under @lock)
+ * @lock: protects @xprt
+ * @status: 0 connecting, XRDMA_CONNECTED, or a negative errno
+ * @async_rc: result of the last address or route resolution
+ * @done: completed by ADDR/ROUTE_RESOLVED and their errors
+ * @wait: woken when @status changes
+ * @flushed: set once a disconnect was forced: exactly one per connection
+ * @draining: no more receives may be posted
+ * @pd: protection domain (connection scoped)
+ * @send_cq: send CQ, polled from a workqueue
+ * @recv_cq: receive CQ, polled from a workqueue
+ * @was_connected: the QP reached RTS, so draining it is possible
+ * @passive: accepted by a listener, not connected by us
+ * @inline_send: the largest message this connection sends, with header
+ * @inline_recv: the largest it receives, with header
+ */
+struct xrdma_ep {
+	struct xrdma_cm_ctx ctx;
+	struct kref ref;
+	struct rdma_cm_id *id;
+	struct xrdma_xprt *xprt;
+	spinlock_t lock;	/* @xprt */
+	int status;
+	int async_rc;
+	struct completion done;
+	wait_queue_head_t wait;
+	unsigned long flushed;
+	bool draining;
+	struct ib_pd *pd;
+	struct ib_cq *send_cq;
+	struct ib_cq *recv_cq;
+	bool was_connected;
+	bool passive;
+	u32 inline_send;
+	u32 inline_recv;
+};
+
+/**
+ * struct xrdma_xprt - a persistent transport
+ * @opts: what the user asked for
+ * @ops: the user's callbacks
+ * @priv: the user's pointer
+ * @net: namespace to (re)connect in; a reference is held while set
+ * @dst: the address to (re)connect to (clients)
+ * @mutex: serializes connect, disconnect and destroy
+ * @ep: the current connection, or NULL (changes under @mutex and
+ *	@send_lock)
+ * @send_lock: protects @ring, @credits and posting Sends
+ * @send_wait: woken when a credit or a send context frees up
+ * @ring: the send-context ring
+ * @credits: the flow control state of @ep
+ * @sc_cqe: completion entries of the send contexts, one per ring slot
+ * @sc_buf: the request buffer each ring slot carries
+ * @unsignalled: Sends posted since the last signalled one
+ * @rx_posted: receives posted and not completed (under @send_lock)
+ * @reqs: request (send) buffers
+ * @reps: reply (receive) buffers
+ * @disconnect_work: runs the disconnect a forced disconnect asks for
+ * @reconnect_work: the next reconnect attempt
+ * @backoff_ms: delay before the next reconnect attempt
+ * @stopping: no reconnect from now on (under @mutex)
+ * @lsn: the listener for an accepted transport, else NULL
+ * @lsn_node: on the listener's list
+ * @info: counters (under @send_lock)
+ */
+struct xrdma_xprt {
+	struct xrdma_opts opts;
+	const struct xrdma_ops *ops;
+	void *priv;
+	struct net *net;
+	struct sockaddr_storage dst;
+	struct mutex mutex;	/* connect, disconnect, destroy */
+	struct xrdma_ep *ep;
+	spinlock_t send_lock;	/* ring, credits, posting */
+	wait_queue_head_t send_wait;
+	struct xrdma_ring ring;
+	struct xrdma_credits credits;
+	struct ib_cqe *sc_cqe;
+	struct xrdma_buf **sc_buf;
+	unsigned int unsignalled;
+	unsigned int rx_posted;
+	struct xrdma_pool reqs;
+	struct xrdma_pool reps;
+	struct work_struct disconnect_work;
+	struct delayed_work reconnect_work;
+	unsigned int backoff_ms;
+	bool stopping;
+	struct xrdma_listener *lsn;
+	struct list_head lsn_node;
+	struct xrdma_info info;
+};
+
+/**
+ * struct xrdma_listener - a listening id and the transports it accepted
+ * @ctx: says this is a listener
+ * @id: the listening id; NULL once a device removal made it go (under
+ *	@lock)
+ * @opts: options for accepted transports
+ * @ops: callbacks for accepted transports
+ * @priv: user pointer for accepted transports
+ * @lock: protects @xprts, @dead, @count and @closing
+ * @closing: being destroyed: accepted transports are no longer retired
+ * @xprts: accepted transports still connected
+ * @dead: accepted transports whose connection ended, to be destroyed
+ * @count: connections accepted so far
+ * @reap_work: destroys the transports on @dead
+ * @remove_work: destroys @id after its device went away
+ */
+struct xrdma_listener {
+	struct xrdma_cm_ctx ctx;
+	struct rdma_cm_id *id;
+	struct xrdma_opts opts;
+	const struct xrdma_ops *ops;
+	void *priv;
+	spinlock_t lock;	/* the lists, count, closing */
+	struct list_head xprts;
+	struct list_head dead;
+	unsigned int count;
+	bool closing;
+	struct work_struct reap_work;
+	struct work_struct remove_work;
+};
+
+extern struct workqueue_struct *xrdma_wq;
+
+/* ep.c */
+struct xrdma_ep *xrdma_ep_alloc(struct xrdma_xprt *xprt);
+void xrdma_ep_get(struct xrdma_ep *ep);
+bool xrdma_ep_put(struct xrdma_ep *ep);
+void xrdma_ep_free(struct xrdma_ep *ep);
+void xrdma_ep_force_disconnect(struct xrdma_ep *ep);
+int xrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+void xrdma_ep_update_private(struct xrdma_ep *ep,
+			     const struct rdma_conn_param *param);
+void xrdma_ep_fill_private(struct xrdma_ep *ep, struct xrdma_cm_private *pd);
+
+/* qp.c */
+int xrdma_ep_setup_qp(struct xrdma_ep *ep, struct xrdma_xprt *xprt);
+void xrdma_ep_release_qp(struct xrdma_ep *ep);
+
+/* xprt.c */
+struct xrdma_xprt *xrdma_xprt_alloc(const struct xrdma_opts *opts,
+				    const struct xrdma_ops *ops, void *priv);
+void xrdma_xprt_attach(struct xrdma_xprt *xprt, struct xrdma_ep *ep);
+int xrdma_xprt_start(struct xrdma_xprt *xprt, struct xrdma_ep *ep);
+void xrdma_step_done(struct xrdma_xprt *xprt, enum xrdma_step step,
+		     u64 start);
+
+/* connect.c */
+void xrdma_reconnect_worker(struct work_struct *work);
+
+/* disconnect.c */
+void xrdma_ep_teardown(struct xrdma_xprt *xprt);
+void xrdma_disconnect_worker(struct work_struct *work);
+
+/* send.c */
+int xrdma_sendctx_create(struct xrdma_xprt *xprt);
+void xrdma_sendctx_destroy(struct xrdma_xprt *xprt);
+void xrdma_sendctx_reset(struct xrdma_xprt *xprt);
+void xrdma_send_credit_update(struct xrdma_xprt *xprt);
+
+/* recv.c */
+void xrdma_post_recvs(struct xrdma_xprt *xprt);
+void xrdma_flush_disconnect(struct xrdma_xprt *xprt, const struct ib_wc *wc);
+
+/* listen.c */
+void xrdma_listener_retire(struct xrdma_xprt *xprt);
+
+#endif /* _XRDMA_H */
