@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xrping's client run: open the connections, ping-pong on each with a
+ * pattern that depends on the message's number, check every echo byte
+ * by byte, time every round trip and every connection step, close.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/nsproxy.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <net/net_namespace.h>
+
+#include "xrping.h"
+
+/**
+ * struct xrping_conn - one connection of a run
+ * @xprt: its transport
+ * @wait: woken by each echo
+ * @sent: messages sent
+ * @echoed: echoes received (they come back in order)
+ * @errors: echoes that did not match their message
+ * @size: the message size
+ * @window: messages in flight at most
+ * @t_sent: when each message in the window was sent, by seq % window
+ * @rtt: where the round-trip times go, one per echo
+ * @msg: scratch buffer for the message being sent
+ *
+ * @echoed, @errors and @rtt are written by the receive callback only,
+ * @sent and @t_sent by the run only; @t_sent[i] is rewritten only
+ * after its echo came.
+ */
+struct xrping_conn {
+	struct xrdma_xprt *xprt;
+	wait_queue_head_t wait;
+	u32 sent;
+	u32 echoed;
+	u32 errors;
+	u32 size;
+	u32 window;
+	u64 *t_sent;
+	u64 *rtt;
+	u8 *msg;
+};
+
+static u8 xrping_byte(u32 seq, u32 i)
+{
+	return (u8)((seq + 1) * 0x9d + i * 13 + (seq >> 8));
+}
+
+static void xrping_fill(u8 *buf, u32 size, u32 seq)
+{
+	u32 i;
+
+	for (i = 0; i < size; i++)
+		buf[i] = xrping_byte(seq, i);
+}
+
+static bool xrping_valid(const u8 *buf, u32 len, u32 size, u32 seq)
+{
+	u32 i;
+
+	if (len != size)
+		return false;
+	for (i = 0; i < size; i++)
+		if (buf[i] != xrping_byte(seq, i))
+			return false;
+	return true;
+}
+
+/* Runs in the receive CQ's work item, one echo at a time, in order. */
+static void xrping_client_recv(struct xrdma_xprt *xprt, const void *data,
+			       u32 len)
+{
+	struct xrping_conn *c = xrdma_xprt_priv(xprt);
+	u32 seq = c->echoed;
+
+	if (seq == READ_ONCE(c->sent)) {
+		c->errors++;	/* an echo of nothing we sent */
+		return;
+	}
+	if (!xrping_valid(data, len, c->size, seq))
+		c->errors++;
+	c->rtt[seq] = ktime_get_ns() - c->t_sent[seq % c->window];
+	/* Pairs with the acquire in xrping_echoed(). */
+	smp_store_release(&c->echoed, seq + 1);
+	wake_up(&c->wait);
+}
+
+static const struct xrdma_ops xrping_client_ops = {
+	.recv = xrping_client_recv,
+};
+
+static void xrping_add_steps(struct xrping_result *res,
+			     const struct xrdma_info *info, int from, int to)
+{
+	int i;
+
+	for (i = from; i <= to; i++)
+		xrping_stat_add(&res->steps[i], info->step_ns[i]);
+}
+
+static int xrping_open(const struct xrping_params *p, struct xrping_conn *c,
+		       struct xrping_result *res)
+{
+	struct xrdma_info info;
+	int rc;
+
+	c->size = p->size;
+	c->window = p->window;
+	init_waitqueue_head(&c->wait);
+	c->msg = kmalloc(p->size, GFP_KERNEL);
+	c->t_sent = kcalloc(p->window, sizeof(*c->t_sent), GFP_KERNEL);
+	if (!c->msg || !c->t_sent)
+		return -ENOMEM;
+	c->xprt = xrdma_xprt_create(&p->opts, &xrping_client_ops, c);
+	if (IS_ERR(c->xprt)) {
+		rc = PTR_ERR(c->xprt);
+		c->xprt = NULL;
+		return rc;
+	}
+	rc = xrdma_connect(c->xprt, current->nsproxy->net_ns,
+			   (const struct sockaddr *)&p->addr);
+	if (rc)
+		return rc;
+	xrdma_get_info(c->xprt, &info);
+	if (p->size > info.inline_send)
+		return -EMSGSIZE;
+	xrping_add_steps(res, &info, XRDMA_STEP_CREATE_ID,
+			 XRDMA_STEP_ESTABLISHED);
+	return 0;
+}
+
+static void xrping_close(struct xrping_conn *c, struct xrping_result *res)
+{
+	struct xrdma_info info;
+
+	if (c->xprt) {
+		xrdma_get_info(c->xprt, &info);
+		if (info.connected) {
+			xrdma_disconnect(c->xprt);
+			xrdma_get_info(c->xprt, &info);
+			xrping_add_steps(res, &info, XRDMA_STEP_DISCONNECT,
+					 XRDMA_STEP_DESTROY);
+		}
+		xrdma_xprt_destroy(c->xprt);
+	}
+	kfree(c->t_sent);
+	kfree(c->msg);
+}
+
+static bool xrping_echoed(struct xrping_conn *c, u32 until)
+{
+	/* Pairs with the release in xrping_client_recv(): the round-trip
+	 * times of those echoes are written.
+	 */
+	return smp_load_acquire(&c->echoed) >= until;
+}
+
+/* Wait for an echo: for room in the window, or for the last one. */
+static int xrping_wait_echo(struct xrping_conn *c, u32 until, unsigned int ms)
+{
+	long left = msecs_to_jiffies(ms) + 1;
+
+	left = wait_event_interruptible_timeout(c->wait,
+						xrping_echoed(c, until), left);
+	if (left < 0)
+		return left;
+	return left ? 0 : -ETIMEDOUT;
+}
+
+static int xrping_conn_run(struct xrping_conn *c, u32 n, unsigned int ms)
+{
+	int rc;
+
+	while (c->sent < n) {
+		if (c->sent >= c->window) {
+			rc = xrping_wait_echo(c, c->sent - c->window + 1, ms);
+			if (rc)
+				return rc;
+		}
+		xrping_fill(c->msg, c->size, c->sent);
+		c->t_sent[c->sent % c->window] = ktime_get_ns();
+		/* The echo may come before xrdma_send() returns. */
+		WRITE_ONCE(c->sent, c->sent + 1);
+		rc = xrdma_send(c->xprt, c->msg, c->size);
+		if (rc)
+			return rc;
+	}
+	return xrping_wait_echo(c, n, ms);
+}
+
+static int xrping_pingpong(const struct xrping_params *p,
+			   struct xrping_conn *conns, u64 *rtt,
+			   struct xrping_result *res)
+{
+	u32 i, n, at = 0;
+	int rc = 0;
+
+	for (i = 0; i < p->conns && !rc; i++) {
+		n = p->count / p->conns + (i < p->count % p->conns);
+		conns[i].rtt = rtt + at;
+		rc = xrping_conn_run(&conns[i], n, p->opts.timeout_ms);
+		at += conns[i].echoed;
+		res->errors += conns[i].errors;
+	}
+	res->messages = at;
+	return rc;
+}
+
+/**
+ * xrping_run() - run a ping-pong test
+ * @p: the parameters, checked by the configfs attributes
+ * @res: the results, zeroed here
+ *
+ * Context: process context, may sleep for as long as the test lasts.
+ */
+void xrping_run(const struct xrping_params *p, struct xrping_result *res)
+{
+	struct xrping_conn *conns;
+	u64 *rtt, start;
+	u32 i;
+
+	memset(res, 0, sizeof(*res));
+	conns = kcalloc(p->conns, sizeof(*conns), GFP_KERNEL);
+	rtt = kvmalloc_array(max(p->count, 1U), sizeof(*rtt), GFP_KERNEL);
+	if (!conns || !rtt) {
+		res->rc = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < p->conns && !res->rc; i++)
+		res->rc = xrping_open(p, &conns[i], res);
+	if (!res->rc) {
+		start = ktime_get_ns();
+		res->rc = xrping_pingpong(p, conns, rtt, res);
+		res->elapsed_ns = ktime_get_ns() - start;
+	}
+	if (res->messages)
+		xrping_latency(rtt, res->messages, res);
+	res->bytes = res->messages * p->size * 2;
+	for (i = 0; i < p->conns; i++)
+		xrping_close(&conns[i], res);
+out:
+	kvfree(rtt);
+	kfree(conns);
+}

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xrping statistics: latency percentiles from the round trips, and the
+ * results as "key value" lines, one figure a line, that a person reads
+ * and a script splits on the first space.
+ */
+#include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/sort.h>
+
+#include "xrping.h"
+
+static const char *const xrping_step_names[XRDMA_NR_STEPS] = {
+	[XRDMA_STEP_CREATE_ID] = "create_id",
+	[XRDMA_STEP_RESOLVE_ADDR] = "resolve_addr",
+	[XRDMA_STEP_RESOLVE_ROUTE] = "resolve_route",
+	[XRDMA_STEP_CREATE_QP] = "create_qp",
+	[XRDMA_STEP_CONNECT] = "connect",
+	[XRDMA_STEP_ESTABLISHED] = "established",
+	[XRDMA_STEP_DISCONNECT] = "disconnect",
+	[XRDMA_STEP_DESTROY] = "destroy",
+};
+
+/**
+ * xrping_stat_add() - add one value to a min/max/average series
+ * @st: the series
+ * @v: the value
+ *
+ * Context: any; the caller serializes.
+ */
+void xrping_stat_add(struct xrping_stat *st, u64 v)
+{
+	if (!st->n || v < st->min)
+		st->min = v;
+	if (v > st->max)
+		st->max = v;
+	st->sum += v;
+	st->n++;
+}
+
+static int xrping_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The value below which @per_mille of the sorted series lies. */
+static u64 xrping_pct(const u64 *sorted, u64 n, u32 per_mille)
+{
+	u64 i = div_u64(n * per_mille + 999, 1000);
+
+	return sorted[i ? i - 1 : 0];
+}
+
+/**
+ * xrping_latency() - latency figures from round-trip times
+ * @rtt: the round trips in ns; sorted in place
+ * @n: how many, at least 1
+ * @res: gets one-way figures (half the round trip)
+ *
+ * Context: process context.
+ */
+void xrping_latency(u64 *rtt, u64 n, struct xrping_result *res)
+{
+	u64 sum = 0, i;
+
+	sort(rtt, n, sizeof(*rtt), xrping_cmp_u64, NULL);
+	for (i = 0; i < n; i++)
+		sum += rtt[i];
+	res->lat_min = rtt[0] / 2;
+	res->lat_median = xrping_pct(rtt, n, 500) / 2;
+	res->lat_avg = div64_u64(sum, n) / 2;
+	res->lat_p99 = xrping_pct(rtt, n, 990) / 2;
+	res->lat_p999 = xrping_pct(rtt, n, 999) / 2;
+}
+
+static int xrping_format_steps(const struct xrping_result *res, char *page,
+			       int at)
+{
+	const struct xrping_stat *st;
+	int i;
+
+	for (i = 0; i < XRDMA_NR_STEPS; i++) {
+		st = &res->steps[i];
+		if (!st->n)
+			continue;
+		at += sysfs_emit_at(page, at,
+				    "setup_%s_ns min=%llu max=%llu avg=%llu n=%llu\n",
+				    xrping_step_names[i], st->min, st->max,
+				    div64_u64(st->sum, st->n), st->n);
+	}
+	return at;
+}
+
+/**
+ * xrping_format() - the results of a run as text
+ * @p: the run's parameters
+ * @res: its results
+ * @page: a PAGE_SIZE buffer
+ *
+ * Context: process context.
+ * Return: the length written.
+ */
+int xrping_format(const struct xrping_params *p,
+		  const struct xrping_result *res, char *page)
+{
+	u64 secs_ns = max_t(u64, res->elapsed_ns, 1);
+	u64 mbps = div64_u64(res->bytes * 8 * 1000, secs_ns);
+	u64 rate = div64_u64(res->messages * NSEC_PER_SEC, secs_ns);
+	int at = 0;
+
+	at += sysfs_emit_at(page, at, "status %s\nerror %d\n",
+			    res->rc || res->errors ? "fail" : "pass",
+			    res->rc);
+	at += sysfs_emit_at(page, at,
+			    "mode pingpong\nsize %u\ncount %u\nconnections %u\nwindow %u\ndepth %u\n",
+			    p->size, p->count, p->conns, p->window,
+			    p->opts.depth);
+	at += sysfs_emit_at(page, at,
+			    "messages %llu\nerrors %llu\nelapsed_us %llu\n",
+			    res->messages, res->errors,
+			    div_u64(res->elapsed_ns, 1000));
+	if (res->messages)
+		at += sysfs_emit_at(page, at,
+				    "lat_min_ns %llu\nlat_median_ns %llu\nlat_avg_ns %llu\nlat_p99_ns %llu\nlat_p99.9_ns %llu\n",
+				    res->lat_min, res->lat_median,
+				    res->lat_avg, res->lat_p99,
+				    res->lat_p999);
+	at += sysfs_emit_at(page, at, "gbps %llu.%03llu\nmsg_per_sec %llu\n",
+			    div_u64(mbps, 1000), mbps % 1000, rate);
+	return xrping_format_steps(res, page, at);
+}
