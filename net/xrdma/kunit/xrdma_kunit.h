@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The suites of xrdma_kunit.ko, one per file. */
+#ifndef _XRDMA_KUNIT_H
+#define _XRDMA_KUNIT_H
+
+#include <kunit/test.h>
+
+extern struct kunit_suite xrdma_ring_suite;
+extern struct kunit_suite xrdma_credits_suite;
+extern struct kunit_suite xrdma_pool_suite;
+
+#endif /* _XRDMA_KUNIT_H */
