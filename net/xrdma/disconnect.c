@@ -14,7 +14,7 @@
 /* Every WR is done and its completion handled once this returns. */
 static void xrdma_ep_drain(struct xrdma_ep *ep)
 {
-	struct ib_qp *qp = ep->id->qp;
+	struct ib_qp *qp = ep->id ? ep->id->qp : NULL;
 
 	/* A QP that never reached RTS may refuse the drain WR; it has no
 	 * Send in flight, and destroying it ends its receives.

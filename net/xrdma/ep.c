@@ -159,11 +159,16 @@ static int xrdma_ep_lost(struct xrdma_ep *ep, int status)
 	return 1;
 }
 
-/* A connect attempt failed: fail the waiter, unless it gave up already. */
+/* A connect attempt failed: fail the waiter, unless it gave up already.
+ * An accepted connection has no waiter: its transport must go.
+ */
 static int xrdma_ep_failed(struct xrdma_ep *ep, int status)
 {
-	if (!cmpxchg(&ep->status, 0, status))
-		wake_up_all(&ep->wait);
+	if (cmpxchg(&ep->status, 0, status))
+		return 0;
+	wake_up_all(&ep->wait);
+	if (ep->passive)
+		xrdma_ep_force_disconnect(ep);
 	return 0;
 }
 
