@@ -4,7 +4,9 @@
 # xrdma (net/xrdma) and its tool xrping end to end: ping-pong with
 # byte-by-byte validation over RoCE (rxe0) and iWARP (siw0), IPv4 and
 # IPv6, 10,000 messages in all; a message of every size class up to the
-# inline limit; 64 connections at once; nothing left behind.
+# inline limit; 64 connections at once; reconnect with backoff after the
+# server restarted and after rxe0 was removed mid-run and added back;
+# nothing left behind.
 . "$CM_TOP/tests/e2e/lib/common.sh"
 # shellcheck source=tests/e2e/xrdma/xrdma_lib.sh
 . "$CM_TOP/tests/e2e/xrdma/xrdma_lib.sh"
@@ -90,6 +92,50 @@ else
 	echo "ok: closed port refused (error ${xrdma_r[error]:-?})"
 fi
 
+# check_reconnected WHAT COUNT: as check, and the client reconnected.
+check_reconnected() {
+	check "$1" "$2"
+	if [ "${xrdma_r[reconnects]:-0}" -lt 1 ]; then
+		echo "FAIL: $1: no reconnect" >&2
+		failed=$((failed + 1))
+	fi
+}
+
+# restart NAME ADDR: the server listens again (after its device went,
+# its listening id went too).
+restart() {
+	xrdma_server_stop "$1" || failed=$((failed + 1))
+	xrdma_server_start "$1" "$2" "$port" inline_size=65536 ||
+		fail "cannot restart server $1"
+}
+
+# Reconnect with backoff: the server goes away in the middle of a run
+# and comes back; the client's message in flight is sent again.
+xrdma_test_start rc "$CM_RXE_ADDR4" "$port" count=200 reconnect_ms=100 || true
+nap 0.3
+xrdma_server_stop rxe4 || failed=$((failed + 1))
+nap 0.5
+xrdma_server_start rxe4 "$CM_RXE_ADDR4" "$port" inline_size=65536 ||
+	fail "cannot restart server rxe4"
+xrdma_test_finish rc || true
+check_reconnected "reconnect after the server restarted" 200
+
+# Device removal in the middle of a run: the endpoints let go, rxe0
+# unregisters (rdma link delete returns), it comes back, the client
+# reconnects and finishes.
+xrdma_test_start dr "$CM_RXE_ADDR4" "$port" count=1000 reconnect_ms=100 ||
+	true
+nap 0.3
+rdma link delete rxe0 || fail "rxe0 did not unregister"
+echo "ok: rxe0 unregistered with a transfer running"
+rdma link add rxe0 type rxe netdev veth0 || fail "cannot add rxe0 again"
+wait_for "rxe0 active" port_active rxe0
+restart rxe4 "$CM_RXE_ADDR4"
+restart rxe6 "$CM_RXE_ADDR6"
+xrdma_test_finish dr || true
+check_reconnected "reconnect after rxe0 was removed and added" 1000
+
+xrdma_test_remove t rc dr rxe4 rxe6 siw4 siw6 || failed=$((failed + 1))
 for ((i = 0; i < ${#servers[@]}; i += 2)); do
 	xrdma_server_stop "${servers[i]}" || failed=$((failed + 1))
 done

@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/nsproxy.h>
@@ -28,6 +29,7 @@
  * @t_sent: when each message in the window was sent, by seq % window
  * @rtt: where the round-trip times go, one per echo
  * @msg: scratch buffer for the message being sent
+ * @connects: the transport's connection count after the first connect
  *
  * @echoed, @errors and @rtt are written by the receive callback only,
  * @sent and @t_sent by the run only; @t_sent[i] is rewritten only
@@ -44,6 +46,7 @@ struct xrping_conn {
 	u64 *t_sent;
 	u64 *rtt;
 	u8 *msg;
+	u64 connects;
 };
 
 static u8 xrping_byte(u32 seq, u32 i)
@@ -127,6 +130,7 @@ static int xrping_open(const struct xrping_params *p, struct xrping_conn *c,
 	if (rc)
 		return rc;
 	xrdma_get_info(c->xprt, &info);
+	c->connects = info.connects;
 	if (p->size > info.inline_send)
 		return -EMSGSIZE;
 	xrping_add_steps(res, &info, XRDMA_STEP_CREATE_ID,
@@ -140,6 +144,7 @@ static void xrping_close(struct xrping_conn *c, struct xrping_result *res)
 
 	if (c->xprt) {
 		xrdma_get_info(c->xprt, &info);
+		res->reconnects += info.connects - c->connects;
 		if (info.connected) {
 			xrdma_disconnect(c->xprt);
 			xrdma_get_info(c->xprt, &info);
@@ -193,6 +198,74 @@ static int xrping_conn_run(struct xrping_conn *c, u32 n, unsigned int ms)
 	return xrping_wait_echo(c, n, ms);
 }
 
+static bool xrping_connected(struct xrping_conn *c)
+{
+	struct xrdma_info info;
+
+	xrdma_get_info(c->xprt, &info);
+	return info.connected;
+}
+
+/* Wait for the transport's reconnect, polled: nothing wakes us. */
+static int xrping_wait_reconnect(struct xrping_conn *c)
+{
+	unsigned int waited;
+
+	for (waited = 0; waited < XRPING_RECONNECT_WAIT_MS; waited += 50) {
+		if (xrping_connected(c))
+			return 0;
+		if (msleep_interruptible(50))
+			return -EINTR;
+	}
+	return -ETIMEDOUT;
+}
+
+/* The echo of @seq, given up early if the connection goes. */
+static int xrping_wait_echo_or_loss(struct xrping_conn *c, u32 seq,
+				    unsigned int ms)
+{
+	unsigned int waited;
+	int rc;
+
+	for (waited = 0; waited < ms; waited += 100) {
+		rc = xrping_wait_echo(c, seq + 1, min(ms - waited, 100U));
+		if (rc != -ETIMEDOUT)
+			return rc;
+		if (!xrping_connected(c))
+			return -ENOTCONN;
+	}
+	return -ETIMEDOUT;
+}
+
+/* One message at a time, surviving lost connections: a message whose
+ * echo did not come is sent again once the transport reconnected.
+ */
+static int xrping_conn_run_reconnect(struct xrping_conn *c, u32 n,
+				     unsigned int ms)
+{
+	u32 seq;
+	int rc;
+
+	for (seq = 0; seq < n; seq++) {
+		xrping_fill(c->msg, c->size, seq);
+		WRITE_ONCE(c->sent, seq + 1);
+		for (;;) {
+			c->t_sent[0] = ktime_get_ns();
+			rc = xrdma_send(c->xprt, c->msg, c->size);
+			if (!rc)
+				rc = xrping_wait_echo_or_loss(c, seq, ms);
+			if (!rc)
+				break;
+			if (rc != -ENOTCONN && rc != -ETIMEDOUT)
+				return rc;
+			rc = xrping_wait_reconnect(c);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 static int xrping_pingpong(const struct xrping_params *p,
 			   struct xrping_conn *conns, u64 *rtt,
 			   struct xrping_result *res)
@@ -203,7 +276,11 @@ static int xrping_pingpong(const struct xrping_params *p,
 	for (i = 0; i < p->conns && !rc; i++) {
 		n = p->count / p->conns + (i < p->count % p->conns);
 		conns[i].rtt = rtt + at;
-		rc = xrping_conn_run(&conns[i], n, p->opts.timeout_ms);
+		if (p->opts.reconnect_ms)
+			rc = xrping_conn_run_reconnect(&conns[i], n,
+						       p->opts.timeout_ms);
+		else
+			rc = xrping_conn_run(&conns[i], n, p->opts.timeout_ms);
 		at += conns[i].echoed;
 		res->errors += conns[i].errors;
 	}

@@ -118,8 +118,8 @@ int xrping_format(const struct xrping_params *p,
 			    p->size, p->count, p->conns, p->window,
 			    p->opts.depth);
 	at += sysfs_emit_at(page, at,
-			    "messages %llu\nerrors %llu\nelapsed_us %llu\n",
-			    res->messages, res->errors,
+			    "messages %llu\nerrors %llu\nreconnects %llu\nelapsed_us %llu\n",
+			    res->messages, res->errors, res->reconnects,
 			    div_u64(res->elapsed_ns, 1000));
 	if (res->messages)
 		at += sysfs_emit_at(page, at,

@@ -84,6 +84,7 @@ XRPING_TEST_UINT(depth, opts.depth, XRDMA_MIN_DEPTH, XRDMA_MAX_DEPTH);
 XRPING_TEST_UINT(inline_size, opts.inline_size, XRDMA_MIN_INLINE,
 		 XRDMA_MAX_INLINE);
 XRPING_TEST_UINT(timeout_ms, opts.timeout_ms, 1, 60000);
+XRPING_TEST_UINT(reconnect_ms, opts.reconnect_ms, 0, 60000);
 
 static int xrping_test_check(const struct xrping_params *p)
 {
@@ -93,6 +94,9 @@ static int xrping_test_check(const struct xrping_params *p)
 		return -EMSGSIZE;
 	/* More would leave echoes waiting for credits we cannot grant. */
 	if (p->window > p->opts.depth)
+		return -EINVAL;
+	/* A message lost with its connection is sent again: one at a time. */
+	if (p->opts.reconnect_ms && p->window > 1)
 		return -EINVAL;
 	return 0;
 }
@@ -150,6 +154,7 @@ static struct configfs_attribute *xrping_test_attrs[] = {
 	&xrping_test_attr_depth,
 	&xrping_test_attr_inline_size,
 	&xrping_test_attr_timeout_ms,
+	&xrping_test_attr_reconnect_ms,
 	&xrping_test_attr_run,
 	&xrping_test_attr_results,
 	NULL,

@@ -20,6 +20,8 @@
 #define XRPING_DEFAULT_PORT	18515
 #define XRPING_MAX_CONNS	64
 #define XRPING_MAX_COUNT	1000000
+/* How long a test waits for a lost connection to come back. */
+#define XRPING_RECONNECT_WAIT_MS	30000
 
 /**
  * struct xrping_server - a configfs server object
@@ -89,6 +91,7 @@ struct xrping_stat {
  * @lat_p99: 99th percentile
  * @lat_p999: 99.9th percentile
  * @bytes: payload bytes moved, both directions
+ * @reconnects: connections the transports made again on their own
  * @steps: per connection step, over all connections
  */
 struct xrping_result {
@@ -102,6 +105,7 @@ struct xrping_result {
 	u64 lat_p99;
 	u64 lat_p999;
 	u64 bytes;
+	u64 reconnects;
 	struct xrping_stat steps[XRDMA_NR_STEPS];
 };
 

@@ -57,33 +57,29 @@ xrdma_server_stop() {
 	rmdir "$dir"
 }
 
-# xrdma_test_start NAME ADDR PORT [ATTR=VALUE...]: make the test object
-# and start its run in the background.
-xrdma_test_start() {
+# A test object keeps its attributes between runs: every run sets them
+# all, from these defaults and its own ATTR=VALUE words.
+XRDMA_TEST_DEFAULTS=(size=64 count=1000 conns=1 window=1 depth=16
+	inline_size=4096 timeout_ms=5000 reconnect_ms=0)
+
+# xrdma_test_setup NAME ADDR PORT [ATTR=VALUE...]: make the test object
+# (once; mkdir costs a process) and set its attributes.
+xrdma_test_setup() {
 	local dir="$XRPING_CFS/tests/$1" kv
 
-	xrdma_pids[$1]=
-	mkdir "$dir" || return 1
+	[ -d "$dir" ] || mkdir "$dir" || return 1
 	xrdma_put "$dir/addr" "$2" || return 1
 	xrdma_put "$dir/port" "$3" || return 1
-	for kv in "${@:4}"; do
+	for kv in "${XRDMA_TEST_DEFAULTS[@]}" "${@:4}"; do
 		xrdma_put "$dir/${kv%%=*}" "${kv#*=}" || return 1
 	done
-	xrdma_put "$dir/run" 1 &
-	xrdma_pids[$1]=$!
 }
 
-# xrdma_test_finish NAME: wait for the run, leave its results in the
-# array xrdma_results (lines "key value") and the assoc array xrdma_r,
-# and remove the object.  Fails if the run did.
-xrdma_test_finish() {
-	local dir="$XRPING_CFS/tests/$1" rc=0 line
+# xrdma_test_read NAME: the results into the array xrdma_results (lines
+# "key value") and the assoc array xrdma_r.
+xrdma_test_read() {
+	local dir="$XRPING_CFS/tests/$1" line
 
-	if [ -n "${xrdma_pids[$1]:-}" ]; then
-		wait "${xrdma_pids[$1]}" || rc=1
-	else
-		rc=1
-	fi
 	xrdma_results=()
 	[ ! -r "$dir/results" ] || mapfile -t xrdma_results < "$dir/results"
 	xrdma_r=()
@@ -91,14 +87,51 @@ xrdma_test_finish() {
 		# shellcheck disable=SC2034 # read by the callers
 		xrdma_r[${line%% *}]=${line#* }
 	done
-	[ ! -d "$dir" ] || rmdir "$dir" || rc=1
+}
+
+# xrdma_test_start NAME ADDR PORT [ATTR=VALUE...]: set up and start a
+# run in the background.
+xrdma_test_start() {
+	xrdma_pids[$1]=
+	xrdma_test_setup "$@" || return 1
+	xrdma_put "$XRPING_CFS/tests/$1/run" 1 &
+	xrdma_pids[$1]=$!
+}
+
+# xrdma_test_finish NAME: wait for the run started in the background
+# and read its results.  Fails if the run did.
+xrdma_test_finish() {
+	local rc=0
+
+	if [ -n "${xrdma_pids[$1]:-}" ]; then
+		wait "${xrdma_pids[$1]}" || rc=1
+	else
+		rc=1
+	fi
+	xrdma_test_read "$1"
 	return "$rc"
 }
 
-# xrdma_test NAME ADDR PORT [ATTR=VALUE...]: start and finish one run.
+# xrdma_test NAME ADDR PORT [ATTR=VALUE...]: one run, in the foreground.
 xrdma_test() {
-	xrdma_test_start "$@" || true
-	xrdma_test_finish "$1"
+	local rc=0
+
+	xrdma_test_setup "$@" || rc=1
+	if [ "$rc" = 0 ]; then
+		xrdma_put "$XRPING_CFS/tests/$1/run" 1 || rc=1
+	fi
+	xrdma_test_read "$1"
+	return "$rc"
+}
+
+# xrdma_test_remove NAME...: remove test objects.
+xrdma_test_remove() {
+	local name
+
+	for name in "$@"; do
+		[ ! -d "$XRPING_CFS/tests/$name" ] ||
+			rmdir "$XRPING_CFS/tests/$name" || return 1
+	done
 }
 
 # xrdma_nothing_left: no RDMA resource (restrack) belongs to xrdma.
