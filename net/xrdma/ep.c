@@ -148,8 +148,14 @@ static int xrdma_ep_lost(struct xrdma_ep *ep, int status)
 	int old = xchg(&ep->status, status);
 
 	if (old != XRDMA_CONNECTED) {
-		if (!old)
-			wake_up_all(&ep->wait);
+		if (old)
+			return 0;
+		wake_up_all(&ep->wait);
+		/* Accepted and not yet established: nobody waits to tear
+		 * it down, and a device waits for its id to go.
+		 */
+		if (ep->passive)
+			xrdma_ep_force_disconnect(ep);
 		return 0;
 	}
 	xrdma_ep_force_disconnect(ep);

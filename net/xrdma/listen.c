@@ -263,9 +263,11 @@ void xrdma_listener_destroy(struct xrdma_listener *lsn)
 {
 	LIST_HEAD(all);
 
-	cancel_work_sync(&lsn->remove_work);
-	/* No new connection once the listening id is gone. */
+	/* No new connection and no event once the listening id is gone;
+	 * then no removal work can be queued any more.
+	 */
 	xrdma_listener_drop_id(lsn);
+	cancel_work_sync(&lsn->remove_work);
 	spin_lock(&lsn->lock);
 	lsn->closing = true;
 	list_splice_init(&lsn->xprts, &all);
