@@ -92,6 +92,15 @@ else
 	echo "ok: closed port refused (error ${xrdma_r[error]:-?})"
 fi
 
+# An address nobody has: resolution fails within the timeout, and the
+# half-built endpoint (an id, no QP) is torn down.
+if xrdma_test t 10.0.0.99 "$port" count=1 timeout_ms=1000; then
+	echo "FAIL: connect to an address nobody has succeeded" >&2
+	failed=$((failed + 1))
+else
+	echo "ok: unresolvable address failed (error ${xrdma_r[error]:-?})"
+fi
+
 # check_reconnected WHAT COUNT: as check, and the client reconnected.
 check_reconnected() {
 	check "$1" "$2"
