@@ -120,11 +120,13 @@ static void cma_device_notify_removal(struct cma_device *cma_dev)
 static void cma_remove_device(struct ib_device *device, void *client_data)
 {
 	struct cma_device *cma_dev = client_data;
+	LIST_HEAD(dead);
 
 	mutex_lock(&cma_lock);
 	list_del(&cma_dev->list);
-	cma_listen_device_removed(cma_dev);
+	cma_listen_device_removed(cma_dev, &dead);
 	mutex_unlock(&cma_lock);
+	cma_listens_destroy(&dead);
 
 	cma_device_notify_removal(cma_dev);
 	cma_device_put(cma_dev);

@@ -62,23 +62,37 @@ static int cma_listen_on_device(struct cma_id *cid, struct cma_device *cma_dev)
 	return 0;
 }
 
-static void cma_listen_drop(struct cma_dev_listen *dl)
-{
-	list_del(&dl->entry);
-	if (dl->ib)
-		ib_destroy_cm_id(dl->ib);
-	else
-		iw_destroy_cm_id(dl->iw);
-	kfree(dl);
-}
-
-static void cma_listen_stop_locked(struct cma_id *cid)
+/**
+ * cma_listens_destroy - destroy listens taken off their listeners
+ * @dead: the listens (struct cma_dev_listen), on a list of the caller's
+ *
+ * Not under cma_lock: the IB CM holds a reference on a listen while our
+ * REQ handler runs, and that handler takes cma_lock, so destroying the
+ * last listen of a service ID with cma_lock held could wait forever.
+ * Off their listeners' lists, the listens are the caller's alone.
+ *
+ * Context: process context; may sleep. cma_lock not held.
+ */
+void cma_listens_destroy(struct list_head *dead)
 {
 	struct cma_dev_listen *dl, *tmp;
 
+	lockdep_assert_not_held(&cma_lock);
+	list_for_each_entry_safe(dl, tmp, dead, entry) {
+		list_del(&dl->entry);
+		if (dl->ib)
+			ib_destroy_cm_id(dl->ib);
+		else
+			iw_destroy_cm_id(dl->iw);
+		kfree(dl);
+	}
+}
+
+/* Take every listen of @cid off it, onto @dead; cma_lock held. */
+static void cma_listen_stop_locked(struct cma_id *cid, struct list_head *dead)
+{
 	lockdep_assert_held(&cma_lock);
-	list_for_each_entry_safe(dl, tmp, &cid->listens, entry)
-		cma_listen_drop(dl);
+	list_splice_init(&cid->listens, dead);
 	list_del_init(&cid->listen_any_entry);
 }
 
@@ -93,9 +107,12 @@ static void cma_listen_stop_locked(struct cma_id *cid)
  */
 void cma_listen_stop(struct cma_id *cid)
 {
+	LIST_HEAD(dead);
+
 	mutex_lock(&cma_lock);
-	cma_listen_stop_locked(cid);
+	cma_listen_stop_locked(cid, &dead);
 	mutex_unlock(&cma_lock);
+	cma_listens_destroy(&dead);
 }
 
 /**
@@ -120,12 +137,18 @@ void cma_listen_device_added(struct cma_device *cma_dev)
 }
 
 /**
- * cma_listen_device_removed - drop every listen on a device going away
+ * cma_listen_device_removed - take every listen on a device going away
  * @cma_dev: the device, already off the device list
+ * @dead: where to put the listens, for cma_listens_destroy() once
+ *	cma_lock is released
+ *
+ * A request that still arrives on such a listen finds no device to bind
+ * its new id to, and is refused.
  *
  * Context: process context, cma_lock held.
  */
-void cma_listen_device_removed(struct cma_device *cma_dev)
+void cma_listen_device_removed(struct cma_device *cma_dev,
+			       struct list_head *dead)
 {
 	struct cma_dev_listen *dl, *tmp;
 	struct cma_id *cid;
@@ -134,12 +157,13 @@ void cma_listen_device_removed(struct cma_device *cma_dev)
 	list_for_each_entry(cid, &cma_listen_any, listen_any_entry)
 		list_for_each_entry_safe(dl, tmp, &cid->listens, entry)
 			if (dl->cma_dev == cma_dev)
-				cma_listen_drop(dl);
+				list_move_tail(&dl->entry, dead);
 }
 
 static int cma_listen_start(struct cma_id *cid)
 {
 	struct cma_device *cma_dev;
+	LIST_HEAD(dead);
 	int ret = 0;
 
 	mutex_lock(&cma_lock);
@@ -157,13 +181,14 @@ static int cma_listen_start(struct cma_id *cid)
 			continue;
 		ret = cma_listen_on_device(cid, cma_dev);
 		if (ret) {
-			cma_listen_stop_locked(cid);
+			cma_listen_stop_locked(cid, &dead);
 			goto out;
 		}
 	}
 	list_add_tail(&cid->listen_any_entry, &cma_listen_any);
 out:
 	mutex_unlock(&cma_lock);
+	cma_listens_destroy(&dead);
 	return ret;
 }
 

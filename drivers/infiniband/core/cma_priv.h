@@ -275,7 +275,9 @@ void cma_configfs_exit(void);
 
 /* cma_listen.c */
 void cma_listen_device_added(struct cma_device *cma_dev);
-void cma_listen_device_removed(struct cma_device *cma_dev);
+void cma_listen_device_removed(struct cma_device *cma_dev,
+			       struct list_head *dead);
+void cma_listens_destroy(struct list_head *dead);
 void cma_listen_stop(struct cma_id *cid);
 struct cma_id *cma_find_listener(struct net *net, enum rdma_ucm_port_space ps,
 				 u16 port, const struct sockaddr *dst,
