@@ -15,6 +15,7 @@
 
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include "cma_priv.h"
@@ -86,6 +87,42 @@ int cma_hdr_encode(void *buf, const struct sockaddr *src,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_hdr_encode);
+
+/**
+ * cma_hdr_with_data - the private data of a request: our header, then the
+ *	consumer's data
+ * @cid: the id, its addresses resolved
+ * @param: the consumer's parameters; their private data follows the header
+ * @room: how much private data the request carries at most
+ * @len: set to the length of the result
+ *
+ * Context: process context; may sleep.
+ * Return: a buffer the caller frees with kfree(), or ERR_PTR(-EINVAL) if
+ * the consumer's data does not fit behind the header, ERR_PTR(-ENOMEM),
+ * or the error of cma_hdr_encode().
+ */
+void *cma_hdr_with_data(struct cma_id *cid,
+			const struct rdma_conn_param *param, u8 room, u8 *len)
+{
+	void *buf;
+	int ret;
+
+	if (param->private_data_len > room - CMA_HDR_SIZE)
+		return ERR_PTR(-EINVAL);
+	*len = CMA_HDR_SIZE + param->private_data_len;
+	buf = kzalloc(*len, GFP_KERNEL);
+	if (!buf)
+		return ERR_PTR(-ENOMEM);
+	ret = cma_hdr_encode(buf, cma_src_addr(cid), cma_dst_addr(cid));
+	if (ret) {
+		kfree(buf);
+		return ERR_PTR(ret);
+	}
+	if (param->private_data_len)
+		memcpy(buf + CMA_HDR_SIZE, param->private_data,
+		       param->private_data_len);
+	return buf;
+}
 
 /**
  * cma_hdr_decode - read the CM header of a connection request

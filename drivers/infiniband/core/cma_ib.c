@@ -39,24 +39,14 @@ int cma_ib_connect(struct cma_id *cid, const struct rdma_conn_param *param)
 {
 	struct rdma_route *route = &cid->id.route;
 	struct ib_cm_req_param req = {};
-	u8 offset = CMA_HDR_SIZE;	/* the CM header goes first */
 	struct ib_cm_id *ib;
 	void *pdata;
 	int ret;
 
-	if (param->private_data_len > IB_CM_REQ_PRIVATE_DATA_SIZE - offset)
-		return -EINVAL;
-
-	req.private_data_len = offset + param->private_data_len;
-	pdata = kzalloc(req.private_data_len, GFP_KERNEL);
-	if (!pdata)
-		return -ENOMEM;
-	ret = cma_hdr_encode(pdata, cma_src_addr(cid), cma_dst_addr(cid));
-	if (ret)
-		goto out;
-	if (param->private_data_len)
-		memcpy(pdata + offset, param->private_data,
-		       param->private_data_len);
+	pdata = cma_hdr_with_data(cid, param, IB_CM_REQ_PRIVATE_DATA_SIZE,
+				  &req.private_data_len);
+	if (IS_ERR(pdata))
+		return PTR_ERR(pdata);
 
 	ib = ib_create_cm_id(cid->id.device, cma_ib_handler, cid);
 	ret = PTR_ERR_OR_ZERO(ib);

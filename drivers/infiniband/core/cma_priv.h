@@ -292,6 +292,8 @@ int cma_qp_to_err(struct cma_id *cid);
 #define CMA_HDR_SIZE	36
 int cma_hdr_encode(void *buf, const struct sockaddr *src,
 		   const struct sockaddr *dst);
+void *cma_hdr_with_data(struct cma_id *cid,
+			const struct rdma_conn_param *param, u8 room, u8 *len);
 int cma_hdr_decode(const void *buf, struct sockaddr_storage *src,
 		   struct sockaddr_storage *dst);
 __be64 cma_service_id(enum rdma_ucm_port_space ps, u16 port);
