@@ -8,14 +8,7 @@
 # shellcheck source=tests/e2e/lib/ucma.sh
 . "$CM_TOP/tests/e2e/lib/ucma.sh"
 
-RXE1_ADDR4=10.0.1.1
-RXE1_ADDR6=fd00:1::1
-
-cleanup() {
-	rdma link delete rxe1 2> /dev/null || true
-	ip link delete veth2 2> /dev/null || true
-}
-trap cleanup EXIT
+trap del_rxe1 EXIT
 
 modprobe rdma_ucm
 
@@ -28,15 +21,7 @@ later_device() {
 		> "$CM_OUT/$name.server" 2>&1 &
 	spid=$!
 	nap 1
-	ip -batch - <<-EOF
-		link add veth2 type veth peer name veth3
-		addr add $RXE1_ADDR4/24 dev veth2
-		addr add $RXE1_ADDR6/64 dev veth2 nodad
-		link set veth2 up
-		link set veth3 up
-	EOF
-	rdma link add rxe1 type rxe netdev veth2
-	wait_for "rxe1 port ACTIVE" port_active rxe1
+	add_rxe1
 	timeout 60 rping -c -a "$2" -p 7495 -v -C 10 \
 		> "$CM_OUT/$name.client" 2>&1 || rc=$?
 	wait "$spid" || rc=$((rc ? rc : $?))
@@ -44,7 +29,7 @@ later_device() {
 	show_tail "$name client" "$CM_OUT/$name.client"
 	[ "$rc" = 0 ] || fail "$name: exit $rc"
 	echo "ok: a listener on $1 served rxe1, added after it, at $2"
-	cleanup
+	del_rxe1
 }
 
 later_device 0.0.0.0 "$RXE1_ADDR4"

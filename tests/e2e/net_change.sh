@@ -11,24 +11,6 @@ prog=tests/ucma/net_change
 modprobe rdma_ucm
 modprobe bonding max_bonds=0
 
-# run_until_ready OUT ARGS...: start the program, wait for its "ready".
-run_until_ready() {
-	local out=$1
-	shift
-	"$prog" "$@" > "$out" 2>&1 &
-	pid=$!
-	wait_for "$* to be ready" grep -q '^ready' "$out"
-}
-
-# finish OUT: the program must exit 0.
-finish() {
-	local out=$1 rc=0 line
-
-	wait "$pid" || rc=$?
-	while IFS= read -r line; do echo "  $line"; done < "$out"
-	[ "$rc" = 0 ] || fail "$prog exit $rc"
-}
-
 # rxe on an active-backup bond whose MAC follows the active slave.
 ip -batch - <<-EOF
 	link add cmbond type bond mode active-backup fail_over_mac active miimon 100
@@ -44,9 +26,9 @@ EOF
 rdma link add rxeb type rxe netdev cmbond
 wait_for "rxeb active" port_active rxeb
 
-run_until_ready "$CM_OUT/addr_change.out" addr 10.2.0.1
+start_ready "$CM_OUT/addr_change.out" "$prog" addr 10.2.0.1
 echo cmbb > /sys/class/net/cmbond/bonding/active_slave
-finish "$CM_OUT/addr_change.out"
+end_ready "$CM_OUT/addr_change.out"
 
 rdma link delete rxeb
 ip -batch - <<-EOF
@@ -57,9 +39,9 @@ EOF
 
 # A peer that does not answer, at a MAC we choose; then it moves.
 ip neigh replace 10.0.0.9 lladdr 02:00:00:00:00:09 dev veth0 nud permanent
-run_until_ready "$CM_OUT/neigh_change.out" neigh 10.0.0.9 7490
+start_ready "$CM_OUT/neigh_change.out" "$prog" neigh 10.0.0.9 7490
 ip neigh replace 10.0.0.9 lladdr 02:00:00:00:00:0a dev veth0 nud permanent
-finish "$CM_OUT/neigh_change.out"
+end_ready "$CM_OUT/neigh_change.out"
 ip neigh delete 10.0.0.9 dev veth0
 
 rmmod rdma_ucm

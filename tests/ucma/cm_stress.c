@@ -24,6 +24,8 @@
 #include <string.h>
 #include <rdma/rdma_cma.h>
 
+#include "ucma_test.h"
+
 #define EVENT_MS 5000
 #define fallthrough __attribute__((__fallthrough__))
 
@@ -40,12 +42,6 @@ static atomic_int created, destroyed, server_live, stop;
  */
 static atomic_uint next_qpn = 1;
 static atomic_int cuts[NR_CUTS];
-
-static void die(const char *what)
-{
-	perror(what);
-	exit(2);
-}
 
 /* The next event on @ch within EVENT_MS, acked; false on timeout. */
 static int next_event(struct rdma_event_channel *ch,

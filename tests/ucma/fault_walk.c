@@ -30,6 +30,8 @@
 #include <sys/syscall.h>
 #include <rdma/rdma_cma.h>
 
+#include "ucma_test.h"
+
 #define EVENT_MS 3000
 
 enum { LIS, CLI, SRV, UD, NR_IDS };
@@ -45,12 +47,6 @@ struct run {
 
 static struct addrinfo *here, *group;
 static char nth_path[64];
-
-static void die(const char *what)
-{
-	perror(what);
-	exit(2);
-}
 
 /*
  * This thread's fail-nth, opened once: opening it inside the window would

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <rdma/rdma_cma.h>
 
+#include "ucma_test.h"
+
 #define MAX_IDS 16
 
 static struct rdma_event_channel *ch;
@@ -33,12 +35,6 @@ struct tracked {
 
 static struct tracked ids[MAX_IDS];
 static int nr_ids;
-
-static void die(const char *what)
-{
-	perror(what);
-	exit(2);
-}
 
 static struct rdma_cm_id *track(struct rdma_cm_id *id, const char *what,
 				int on_device)
@@ -60,23 +56,11 @@ static struct tracked *find(struct rdma_cm_id *id)
 	return NULL;
 }
 
-static struct rdma_cm_event *next_event(int ms)
-{
-	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-
-	if (poll(&pfd, 1, ms) <= 0)
-		return NULL;
-	if (rdma_get_cm_event(ch, &ev))
-		die("rdma_get_cm_event");
-	return ev;
-}
-
 /* Wait for @want on @id (a new id for CONNECT_REQUEST), acked. */
 static struct rdma_cm_id *wait_event(struct rdma_cm_id *id,
 				     enum rdma_cm_event_type want)
 {
-	struct rdma_cm_event *ev = next_event(5000);
+	struct rdma_cm_event *ev = poll_event(ch, 5000);
 	struct rdma_cm_id *got;
 
 	if (!ev || ev->event != want ||
@@ -197,7 +181,7 @@ static int collect_removals(void)
 	for (i = 0; i < nr_ids; i++)
 		left += ids[i].on_device;
 	while (left) {
-		ev = next_event(30000);
+		ev = poll_event(ch, 30000);
 		if (!ev) {
 			fprintf(stderr, "FAIL: %d ids got no DEVICE_REMOVAL\n",
 				left);
@@ -218,7 +202,7 @@ static int collect_removals(void)
 		rdma_destroy_id(t->id);
 		left--;
 	}
-	ev = next_event(2000);
+	ev = poll_event(ch, 2000);
 	if (ev) {
 		fprintf(stderr, "FAIL: %s after the removal\n",
 			rdma_event_str(ev->event));

@@ -22,23 +22,16 @@
 #include <string.h>
 #include <rdma/rdma_cma.h>
 
+#include "ucma_test.h"
+
 static struct rdma_event_channel *ch;
 static struct addrinfo *local, *group;
-
-static void die(const char *what)
-{
-	perror(what);
-	exit(2);
-}
 
 /* The next event within @ms milliseconds, which must be @want. */
 static struct rdma_cm_event *expect(enum rdma_cm_event_type want, int ms)
 {
-	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev = NULL;
+	struct rdma_cm_event *ev = poll_event(ch, ms);
 
-	if (poll(&pfd, 1, ms) > 0 && rdma_get_cm_event(ch, &ev))
-		die("rdma_get_cm_event");
 	if (!ev || ev->event != want) {
 		fprintf(stderr, "FAIL: got %s (status %d), want %s\n",
 			ev ? rdma_event_str(ev->event) : "nothing",
@@ -69,13 +62,10 @@ static void join(struct rdma_cm_id *id)
 /* Nothing may be left in the channel: a left group sends no event. */
 static void expect_quiet(void)
 {
-	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
+	struct rdma_cm_event *ev = poll_event(ch, 200);
 
-	if (poll(&pfd, 1, 200) <= 0)
+	if (!ev)
 		return;
-	if (rdma_get_cm_event(ch, &ev))
-		die("rdma_get_cm_event");
 	fprintf(stderr, "FAIL: stray %s\n", rdma_event_str(ev->event));
 	exit(1);
 }

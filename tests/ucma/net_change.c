@@ -22,30 +22,13 @@
 #include <stdlib.h>
 #include <rdma/rdma_cma.h>
 
+#include "ucma_test.h"
+
 static struct rdma_event_channel *ch;
-
-static void die(const char *what)
-{
-	perror(what);
-	exit(2);
-}
-
-/* The next event, within @ms milliseconds, or NULL. */
-static struct rdma_cm_event *next_event(int ms)
-{
-	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-
-	if (poll(&pfd, 1, ms) <= 0)
-		return NULL;
-	if (rdma_get_cm_event(ch, &ev))
-		die("rdma_get_cm_event");
-	return ev;
-}
 
 static void step(enum rdma_cm_event_type want)
 {
-	struct rdma_cm_event *ev = next_event(5000);
+	struct rdma_cm_event *ev = poll_event(ch, 5000);
 
 	if (!ev || ev->event != want) {
 		fprintf(stderr, "FAIL: setup got %s, want %s\n",
@@ -90,7 +73,7 @@ int main(int argc, char **argv)
 	printf("ready\n");
 	fflush(stdout);
 
-	ev = next_event(30000);
+	ev = poll_event(ch, 30000);
 	if (!ev || ev->event != want) {
 		fprintf(stderr, "FAIL: got %s, want %s\n",
 			ev ? rdma_event_str(ev->event) : "nothing in 30 s",

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <rdma/rdma_cma.h>
 
+#include "ucma_test.h"
+
 #define UD_QKEY		0x01234567
 #define SIDR_REJECT	2	/* IB_SIDR_REJECT, the status of the REP */
 
@@ -24,12 +26,6 @@ static const char refusal[] = "not today";
 static const char greeting[] = "hello over UD";
 
 static struct rdma_event_channel *ch;
-
-static void die(const char *what)
-{
-	perror(what);
-	exit(2);
-}
 
 /*
  * The next event, answering a listener's CONNECT_REQUEST on the way as

@@ -63,3 +63,55 @@ port_active() {
 	read -r state < "/sys/class/infiniband/$1/ports/1/state"
 	[[ $state == *ACTIVE ]]
 }
+
+# start_ready OUT COMMAND...: start COMMAND in the background, its output
+# in OUT, and wait for its "ready" line; its pid is in $ready_pid.
+start_ready() {
+	local out=$1
+	shift
+	"$@" > "$out" 2>&1 &
+	ready_pid=$!
+	wait_for "$1 to be ready" grep -q '^ready' "$out"
+}
+
+# end_ready OUT: wait for the command start_ready started, show its
+# output; it must exit 0.
+end_ready() {
+	local rc=0 line
+	wait "$ready_pid" || rc=$?
+	while IFS= read -r line; do echo "  $line"; done < "$1"
+	[ "$rc" = 0 ] || fail "${1##*/}: exit $rc"
+}
+
+# remove_rxe0 WHY: delete rxe0, which must unregister within 60 s.
+remove_rxe0() {
+	timeout 60 rdma link delete rxe0 || fail "rxe0 did not unregister $1"
+}
+
+# restore_rxe0: rxe0 back on veth0, for the scripts after this one.
+restore_rxe0() {
+	rdma link add rxe0 type rxe netdev veth0
+	wait_for "rxe0 port ACTIVE" port_active rxe0
+}
+
+# A second RoCE device: rxe1 on veth2 (of a new pair with veth3).
+RXE1_ADDR4=10.0.1.1
+RXE1_ADDR6=fd00:1::1
+
+add_rxe1() {
+	ip -batch - <<-EOF
+		link add veth2 type veth peer name veth3
+		addr add $RXE1_ADDR4/24 dev veth2
+		addr add $RXE1_ADDR6/64 dev veth2 nodad
+		link set veth2 up
+		link set veth3 up
+	EOF
+	rdma link add rxe1 type rxe netdev veth2
+	wait_for "rxe1 port ACTIVE" port_active rxe1
+}
+
+del_rxe1() {
+	rdma link delete rxe1 2> /dev/null || true
+	ip link delete veth2 2> /dev/null || true
+}
+
