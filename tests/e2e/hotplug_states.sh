@@ -5,7 +5,8 @@
 # routed, listening, connecting, connected at both ends, joined to a
 # group), through rdma_ucm (tests/ucma/hotplug_states): each gets one
 # DEVICE_REMOVAL and is destroyed, an idle id and a wildcard listener
-# get none, and the device's unregistration finishes.
+# get none, and the device's unregistration finishes. Then again with
+# 100 live connections.
 . "$CM_TOP/tests/e2e/lib/common.sh"
 
 modprobe rdma_ucm
@@ -15,6 +16,13 @@ ip neigh replace 10.0.0.9 lladdr 02:00:00:00:00:09 dev veth0 nud permanent
 out=$CM_OUT/hotplug_states.out
 start_ready "$out" tests/ucma/hotplug_states "$CM_RXE_ADDR4" 7496 10.0.0.9
 remove_rxe0 "with ids in every state"
+end_ready "$out"
+
+# The same with 100 connections (200 ids) and their listener on rxe0.
+restore_rxe0
+out=$CM_OUT/hotplug_100.out
+start_ready "$out" tests/ucma/hotplug_states "$CM_RXE_ADDR4" 7496 10.0.0.9 100
+remove_rxe0 "with 100 connections on it"
 end_ready "$out"
 
 ip neigh delete 10.0.0.9 dev veth0 2> /dev/null || true

@@ -2,12 +2,13 @@
 /*
  * Device removal with ids in every state, through librdmacm and rdma_ucm:
  *
- *   hotplug_states ADDRESS PORT DEAD-ADDRESS
+ *   hotplug_states ADDRESS PORT DEAD-ADDRESS [CONNECTIONS]
  *
  * On the device of ADDRESS it makes ids in each state an id can hold on
  * a device: bound, address resolved, route resolved, listening,
  * connecting (to DEAD-ADDRESS, which never answers), connected (both
- * ends) and joined to a multicast group; beside them, an idle id and a
+ * ends; CONNECTIONS of them, default 1) and joined to a multicast group;
+ * beside them, an idle id and a
  * wildcard listener, which are on no device. It prints "ready"; the
  * caller then removes the device. Every id on the device must get
  * exactly one DEVICE_REMOVAL, and is destroyed at once; the idle id and
@@ -22,8 +23,6 @@
 
 #include "ucma_test.h"
 
-#define MAX_IDS 16
-
 static struct rdma_event_channel *ch;
 
 struct tracked {
@@ -33,12 +32,18 @@ struct tracked {
 	int removed;
 };
 
-static struct tracked ids[MAX_IDS];
-static int nr_ids;
+static struct tracked *ids;
+static int nr_ids, max_ids, nr_removed;
+/* QP numbers for QP-less connections: the IB CM refuses duplicates. */
+static unsigned int next_qpn = 1;
 
 static struct rdma_cm_id *track(struct rdma_cm_id *id, const char *what,
 				int on_device)
 {
+	if (nr_ids == max_ids) {
+		fprintf(stderr, "too many ids\n");
+		exit(2);
+	}
 	ids[nr_ids].id = id;
 	ids[nr_ids].what = what;
 	ids[nr_ids].on_device = on_device;
@@ -111,13 +116,13 @@ static struct rdma_cm_id *listener(struct sockaddr *addr)
 /* A connection to a listener at @dst, set up without QPs: both ends. */
 static void make_connection(struct sockaddr *dst)
 {
-	struct rdma_conn_param param = { .qp_num = 1 };
+	struct rdma_conn_param param = { .qp_num = next_qpn++ };
 	struct rdma_cm_id *cli = resolved(dst, 1), *srv;
 
 	if (rdma_connect(cli, &param))
 		die("rdma_connect");
 	srv = wait_event(NULL, RDMA_CM_EVENT_CONNECT_REQUEST);
-	param.qp_num = 2;
+	param.qp_num = next_qpn++;
 	if (rdma_accept(srv, &param))
 		die("rdma_accept");
 	wait_event(cli, RDMA_CM_EVENT_CONNECT_RESPONSE);
@@ -137,7 +142,7 @@ static struct addrinfo *addr(const char *host, const char *port)
 	return ai;
 }
 
-static void make_ids(char **argv)
+static void make_ids(char **argv, int conns)
 {
 	struct rdma_conn_param param = { .qp_num = 1, .retry_count = 7 };
 	struct addrinfo *here = addr(argv[1], argv[2]);
@@ -157,7 +162,8 @@ static void make_ids(char **argv)
 	track(resolved(here->ai_addr, 0), "address resolved", 1);
 	track(resolved(here->ai_addr, 1), "route resolved", 1);
 	track(listener(here->ai_addr), "listener", 1);
-	make_connection(here->ai_addr);
+	while (conns--)
+		make_connection(here->ai_addr);
 
 	id = track(resolved(dead->ai_addr, 1), "connecting", 1);
 	if (rdma_connect(id, &param))
@@ -188,8 +194,9 @@ static int collect_removals(void)
 			return 1;
 		}
 		t = find(ev->id);
-		printf("%s on %s\n", rdma_event_str(ev->event),
-		       t ? t->what : "an unknown id");
+		if (nr_ids < 16)
+			printf("%s on %s\n", rdma_event_str(ev->event),
+			       t ? t->what : "an unknown id");
 		if (ev->event != RDMA_CM_EVENT_DEVICE_REMOVAL) {
 			rdma_ack_cm_event(ev);
 			continue;
@@ -200,6 +207,7 @@ static int collect_removals(void)
 			return 1;
 		}
 		rdma_destroy_id(t->id);
+		nr_removed++;
 		left--;
 	}
 	ev = poll_event(ch, 2000);
@@ -213,17 +221,20 @@ static int collect_removals(void)
 
 int main(int argc, char **argv)
 {
+	int conns = argc > 4 ? atoi(argv[4]) : 1;
 	int i;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: %s ADDRESS PORT DEAD-ADDRESS\n",
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: %s ADDRESS PORT DEAD-ADDRESS [CONNECTIONS]\n",
 			argv[0]);
 		return 2;
 	}
+	max_ids = 8 + 2 * conns;
+	ids = calloc(max_ids, sizeof(*ids));
 	ch = rdma_create_event_channel();
-	if (!ch)
-		die("rdma_create_event_channel");
-	make_ids(argv);
+	if (!ids || !ch)
+		die("setup");
+	make_ids(argv, conns);
 	printf("ready: %d ids\n", nr_ids);
 	fflush(stdout);
 	if (collect_removals())
@@ -231,6 +242,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < nr_ids; i++)
 		if (!ids[i].on_device)
 			rdma_destroy_id(ids[i].id);
-	printf("ok: each id on the device got DEVICE_REMOVAL once\n");
+	printf("ok: each of the %d ids on the device got DEVICE_REMOVAL once\n",
+	       nr_removed);
 	return 0;
 }

@@ -65,13 +65,22 @@ port_active() {
 }
 
 # start_ready OUT COMMAND...: start COMMAND in the background, its output
-# in OUT, and wait for its "ready" line; its pid is in $ready_pid.
+# in OUT, and wait up to 60 s for its "ready" line (setting up hundreds
+# of ids takes a while in a loaded guest); its pid is in $ready_pid.
 start_ready() {
-	local out=$1
+	local out=$1 i line
 	shift
 	"$@" > "$out" 2>&1 &
 	ready_pid=$!
-	wait_for "$1 to be ready" grep -q '^ready' "$out"
+	for ((i = 0; i < 600; i++)); do
+		while IFS= read -r line; do
+			[[ $line != ready* ]] || return 0
+		done < "$out"
+		kill -0 "$ready_pid" 2> /dev/null || break
+		nap 0.1
+	done
+	end_ready "$out"
+	fail "$1 never got ready"
 }
 
 # end_ready OUT: wait for the command start_ready started, show its
