@@ -79,6 +79,7 @@ start_ready() {
 		kill -0 "$ready_pid" 2> /dev/null || break
 		nap 0.1
 	done
+	kill "$ready_pid" 2> /dev/null || true
 	end_ready "$out"
 	fail "$1 never got ready"
 }
