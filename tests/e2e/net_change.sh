@@ -37,6 +37,9 @@ ip -batch - <<-EOF
 	link delete cmbb
 EOF
 
+# Netdevs gone: ib_core redoes the GID tables; let rxe0's settle.
+wait_for "rxe0's GIDs" rxe0_gids_whole
+
 # A peer that does not answer, at a MAC we choose; then it moves.
 ip neigh replace 10.0.0.9 lladdr 02:00:00:00:00:09 dev veth0 nud permanent
 start_ready "$CM_OUT/neigh_change.out" "$prog" neigh 10.0.0.9 7490

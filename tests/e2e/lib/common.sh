@@ -67,30 +67,81 @@ port_active() {
 # start_ready OUT COMMAND...: start COMMAND in the background, its output
 # in OUT, and wait up to 60 s for its "ready" line (setting up hundreds
 # of ids takes a while in a loaded guest); its pid is in $ready_pid.
+# A program whose set-up failed (exit 2, before "ready") gets a second
+# start once rxe0's GID table is whole again (see rxe0_gids_whole).
 start_ready() {
-	local out=$1 i line
+	local out=$1 try rc
 	shift
-	"$@" > "$out" 2>&1 &
-	ready_pid=$!
-	for ((i = 0; i < 600; i++)); do
-		while IFS= read -r line; do
-			[[ $line != ready* ]] || return 0
-		done < "$out"
-		kill -0 "$ready_pid" 2> /dev/null || break
-		nap 0.1
+	for try in 1 2; do
+		"$@" > "$out" 2>&1 &
+		ready_pid=$!
+		ready_wait "$out" && return 0
+		kill -0 "$ready_pid" 2> /dev/null && break
+		rc=0
+		wait "$ready_pid" || rc=$?
+		if [ "$rc" != 2 ] || [ "$try" = 2 ]; then
+			show_output "$out"
+			fail "$1 never got ready (exit $rc)"
+		fi
+		echo "  ${out##*/}: set-up failed, starting again"
+		wait_for "rxe0's GIDs" rxe0_gids_whole
+		nap 1
 	done
 	kill "$ready_pid" 2> /dev/null || true
 	end_ready "$out"
 	fail "$1 never got ready"
 }
 
+# ready_wait OUT: the "ready" line, or false once the program is gone
+# or 60 s have passed.
+ready_wait() {
+	local i line
+	for ((i = 0; i < 600; i++)); do
+		while IFS= read -r line; do
+			[[ $line != ready* ]] || return 0
+		done < "$1"
+		kill -0 "$ready_pid" 2> /dev/null || return 1
+		nap 0.1
+	done
+	return 1
+}
+
 # end_ready OUT: wait for the command start_ready started, show its
 # output; it must exit 0.
 end_ready() {
-	local rc=0 line
+	local rc=0
 	wait "$ready_pid" || rc=$?
-	while IFS= read -r line; do echo "  $line"; done < "$1"
+	show_output "$1"
 	[ "$rc" = 0 ] || fail "${1##*/}: exit $rc"
+}
+
+show_output() {
+	local line
+	while IFS= read -r line; do echo "  $line"; done < "$1"
+}
+
+# gid_of IP: the GID sysfs shows for an IPv4 or IPv6 address of ours
+# (only the two of the guest set-up: 10.0.0.x and fd00::x).
+gid_of() {
+	case "$1" in
+	10.0.0.*) printf '0000:0000:0000:0000:0000:ffff:0a00:%04x\n' "${1##*.}" ;;
+	fd00::*) printf 'fd00:0000:0000:0000:0000:0000:0000:%04x\n' "0x${1##*:}" ;;
+	esac
+}
+
+# rxe0_gids_whole: rxe0's GID table holds its IPv4 and IPv6 addresses.
+# ib_core fills it in a work item after the port is up, and redoes it
+# when netdevs come and go: until then, binding to them fails.
+rxe0_gids_whole() {
+	local want4 want6 have4=0 have6=0 g line
+	want4=$(gid_of "$CM_RXE_ADDR4")
+	want6=$(gid_of "$CM_RXE_ADDR6")
+	for g in /sys/class/infiniband/rxe0/ports/1/gids/*; do
+		read -r line < "$g" 2> /dev/null || continue
+		[ "$line" != "$want4" ] || have4=1
+		[ "$line" != "$want6" ] || have6=1
+	done
+	[ "$have4$have6" = 11 ]
 }
 
 # remove_rxe0 WHY: delete rxe0, which must unregister within 60 s.
@@ -102,6 +153,7 @@ remove_rxe0() {
 restore_rxe0() {
 	rdma link add rxe0 type rxe netdev veth0
 	wait_for "rxe0 port ACTIVE" port_active rxe0
+	wait_for "rxe0's GIDs" rxe0_gids_whole
 }
 
 # A second RoCE device: rxe1 on veth2 (of a new pair with veth3).
