@@ -11,20 +11,20 @@
 
 modprobe rdma_ucm
 # A peer that never answers, for the connecting id.
-ip neigh replace 10.0.0.9 lladdr 02:00:00:00:00:09 dev veth0 nud permanent
+dead_peer 02:00:00:00:00:09
 
 out=$CM_OUT/hotplug_states.out
-start_ready "$out" tests/ucma/hotplug_states "$CM_RXE_ADDR4" 7496 10.0.0.9
+start_ready "$out" tests/ucma/hotplug_states "$CM_RXE_ADDR4" 7496 "$DEAD_PEER"
 remove_rxe0 "with ids in every state"
 end_ready "$out"
 
 # The same with 100 connections (200 ids) and their listener on rxe0.
 restore_rxe0
 out=$CM_OUT/hotplug_100.out
-start_ready "$out" tests/ucma/hotplug_states "$CM_RXE_ADDR4" 7496 10.0.0.9 100
+start_ready "$out" tests/ucma/hotplug_states "$CM_RXE_ADDR4" 7496 "$DEAD_PEER" 100
 remove_rxe0 "with 100 connections on it"
 end_ready "$out"
 
-ip neigh delete 10.0.0.9 dev veth0 2> /dev/null || true
+dead_peer_gone
 restore_rxe0
 rmmod rdma_ucm

@@ -8,6 +8,12 @@
 . "$CM_TOP/tests/e2e/lib/common.sh"
 
 prog=tests/ucma/net_change
+
+slave_up() {
+	local state=
+	read -r state < "/sys/class/net/$1/bonding_slave/mii_status" || return 1
+	[ "$state" = up ]
+}
 modprobe rdma_ucm
 modprobe bonding max_bonds=0
 
@@ -25,6 +31,9 @@ ip -batch - <<-EOF
 EOF
 rdma link add rxeb type rxe netdev cmbond
 wait_for "rxeb active" port_active rxeb
+wait_for "rxeb's GID of 10.2.0.1" has_gids rxeb 10.2.0.1
+# The bond fails over only to a slave it has seen come up.
+wait_for "cmbb up in the bond" slave_up cmbb
 
 start_ready "$CM_OUT/addr_change.out" "$prog" addr 10.2.0.1
 echo cmbb > /sys/class/net/cmbond/bonding/active_slave
@@ -41,10 +50,10 @@ EOF
 wait_for "rxe0's GIDs" rxe0_gids_whole
 
 # A peer that does not answer, at a MAC we choose; then it moves.
-ip neigh replace 10.0.0.9 lladdr 02:00:00:00:00:09 dev veth0 nud permanent
-start_ready "$CM_OUT/neigh_change.out" "$prog" neigh 10.0.0.9 7490
-ip neigh replace 10.0.0.9 lladdr 02:00:00:00:00:0a dev veth0 nud permanent
+dead_peer 02:00:00:00:00:09
+start_ready "$CM_OUT/neigh_change.out" "$prog" neigh "$DEAD_PEER" 7490
+dead_peer 02:00:00:00:00:0a
 end_ready "$CM_OUT/neigh_change.out"
-ip neigh delete 10.0.0.9 dev veth0
+dead_peer_gone
 
 rmmod rdma_ucm

@@ -123,13 +123,17 @@ static int cma_netevent(struct notifier_block *nb, unsigned long event,
 	return NOTIFY_DONE;
 }
 
-/* Queue ADDR_CHANGE for @cid if it is bound to @ndev under an old MAC. */
+/*
+ * Queue ADDR_CHANGE for @cid if it is bound to @ndev under an old MAC.
+ * cma_lock keeps @cid on its device's list, hence alive, meanwhile.
+ */
 static void cma_netdev_check(struct cma_id *cid, struct net_device *ndev)
 {
 	const struct rdma_dev_addr *dev_addr = &cid->id.route.addr.dev_addr;
 	struct rdma_cm_event ev = { .event = RDMA_CM_EVENT_ADDR_CHANGE };
 	enum rdma_cm_state state = cma_state(cid);
 
+	lockdep_assert_held(&cma_lock);
 	if (dev_addr->bound_dev_if != ndev->ifindex ||
 	    !net_eq(dev_net(ndev), cma_id_net(cid)) ||
 	    !memcmp(dev_addr->src_dev_addr, ndev->dev_addr, ndev->addr_len) ||

@@ -73,6 +73,9 @@ start_ready() {
 	local out=$1 try rc
 	shift
 	for try in 1 2; do
+		# Emptied here, not by the background shell: an old "ready"
+		# must not be read before that shell gets to it.
+		: > "$out"
 		"$@" > "$out" 2>&1 &
 		ready_pid=$!
 		ready_wait "$out" && return 0
@@ -120,28 +123,56 @@ show_output() {
 	while IFS= read -r line; do echo "  $line"; done < "$1"
 }
 
-# gid_of IP: the GID sysfs shows for an IPv4 or IPv6 address of ours
-# (only the two of the guest set-up: 10.0.0.x and fd00::x).
+# gid_of IP: the GID sysfs shows for an IPv4 address, or for an IPv6
+# one of the guest set-up (fd00::x).
 gid_of() {
+	local a b c d
 	case "$1" in
-	10.0.0.*) printf '0000:0000:0000:0000:0000:ffff:0a00:%04x\n' "${1##*.}" ;;
+	*.*.*.*)
+		IFS=. read -r a b c d <<< "$1"
+		printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x\n' \
+			"$a" "$b" "$c" "$d"
+		;;
 	fd00::*) printf 'fd00:0000:0000:0000:0000:0000:0000:%04x\n' "0x${1##*:}" ;;
 	esac
 }
 
-# rxe0_gids_whole: rxe0's GID table holds its IPv4 and IPv6 addresses.
-# ib_core fills it in a work item after the port is up, and redoes it
-# when netdevs come and go: until then, binding to them fails.
-rxe0_gids_whole() {
-	local want4 want6 have4=0 have6=0 g line
-	want4=$(gid_of "$CM_RXE_ADDR4")
-	want6=$(gid_of "$CM_RXE_ADDR6")
-	for g in /sys/class/infiniband/rxe0/ports/1/gids/*; do
-		read -r line < "$g" 2> /dev/null || continue
-		[ "$line" != "$want4" ] || have4=1
-		[ "$line" != "$want6" ] || have6=1
+# has_gids DEVICE IP...: port 1 of DEVICE has the GIDs of all the IPs.
+# ib_core fills a GID table in a work item after the port is up, and
+# redoes it when netdevs come and go: until then, binding fails.
+has_gids() {
+	local dev=$1 ip want g line found
+	shift
+	for ip in "$@"; do
+		want=$(gid_of "$ip")
+		found=0
+		for g in "/sys/class/infiniband/$dev/ports/1/gids/"*; do
+			read -r line < "$g" 2> /dev/null || continue
+			[ "$line" != "$want" ] || found=1
+		done
+		[ "$found" = 1 ] || return 1
 	done
-	[ "$have4$have6" = 11 ]
+}
+
+# rxe0_gids_whole: rxe0's GID table holds its IPv4 and IPv6 addresses.
+rxe0_gids_whole() {
+	has_gids rxe0 "$CM_RXE_ADDR4" "$CM_RXE_ADDR6"
+}
+
+# A peer that never answers, reached through veth0 (rxe0) only: 10.0.0.0/24
+# is on both veth0 and veth1 (siw0), and which of the two routes a lookup
+# takes is not fixed, so the dead peer gets a route of its own.
+DEAD_PEER=10.9.0.9
+
+# dead_peer MAC: (re)place the dead peer's neighbour entry on veth0.
+dead_peer() {
+	ip route replace "$DEAD_PEER/32" dev veth0
+	ip neigh replace "$DEAD_PEER" lladdr "$1" dev veth0 nud permanent
+}
+
+dead_peer_gone() {
+	ip neigh delete "$DEAD_PEER" dev veth0 2> /dev/null || true
+	ip route delete "$DEAD_PEER/32" dev veth0 2> /dev/null || true
 }
 
 # remove_rxe0 WHY: delete rxe0, which must unregister within 60 s.
