@@ -35,8 +35,8 @@ server_client udaddy-ipoib udaddy -P ipoib -b "$CM_RXE_ADDR4" -c 2 -- \
 tests/ucma/ud_reject "$CM_RXE_ADDR4" 7480
 tests/ucma/ud_reject "$CM_RXE_ADDR6" 7481
 
-rdma_server_client "$CM_RXE_ADDR4"
-rdma_server_client "$CM_SIW_ADDR4"
+rdma_server_client "$CM_RXE_ADDR4" rxe
+rdma_server_client "$CM_SIW_ADDR4" siw
 cmtime_pair "$CM_RXE_ADDR4" 10
 send_lat_pair "$CM_RXE_ADDR4" rxe0
 send_bw_pair "$CM_RXE_ADDR4" rxe0

@@ -243,6 +243,9 @@ void cme_ep_destroy_qp(struct cme_ep *ep);
 void cme_ep_destroy(struct cme_ep *ep);
 const struct cme_event *cme_ep_wait(struct cme_ep *ep,
 				    enum rdma_cm_event_type type);
+const struct cme_event *cme_ep_wait_past(struct cme_ep *ep,
+					 enum rdma_cm_event_type type,
+					 unsigned long skip);
 int cme_ep_expect_quiet(struct cme_ep *ep, unsigned int ms);
 void cme_ep_dump(struct cme_ep *ep);
 int cme_ep_post_recv(struct cme_ep *ep);

@@ -684,23 +684,26 @@ static bool cme_ep_pending(struct cme_ep *ep)
 }
 
 /**
- * cme_ep_wait() - wait for the endpoint's next event, which must be @type
+ * cme_ep_wait_past() - wait for an event of one type, allowing others
  * @ep: the endpoint
- * @type: the event expected next
+ * @type: the event awaited
+ * @skip: a mask of BIT(event type) for events that may come before it
  *
- * TIMEWAIT_EXIT events on the way are skipped: when they come is up to
- * the CM.  Any other event is a failure.
+ * TIMEWAIT_EXIT events on the way are always skipped: when they come is
+ * up to the CM.  Any other event not in @skip is a failure.
  *
  * Return: the event, valid as long as @ep, or an ERR_PTR: -EPROTO for
  * another event, -ETIMEDOUT after CME_TIMEOUT_MS.
  */
-const struct cme_event *cme_ep_wait(struct cme_ep *ep,
-				    enum rdma_cm_event_type type)
+const struct cme_event *cme_ep_wait_past(struct cme_ep *ep,
+					 enum rdma_cm_event_type type,
+					 unsigned long skip)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(CME_TIMEOUT_MS);
 	const struct cme_event *e;
 	long left;
 
+	skip |= BIT(RDMA_CM_EVENT_TIMEWAIT_EXIT);
 	for (;;) {
 		e = cme_ep_next(ep);
 		if (IS_ERR(e)) {
@@ -709,7 +712,7 @@ const struct cme_event *cme_ep_wait(struct cme_ep *ep,
 		}
 		if (e && e->type == type)
 			return e;
-		if (e && e->type == RDMA_CM_EVENT_TIMEWAIT_EXIT)
+		if (e && (skip & BIT(e->type)))
 			continue;
 		if (e) {
 			pr_err("FAIL: %s: expected %s, got %s (status %d)\n",
@@ -725,6 +728,21 @@ const struct cme_event *cme_ep_wait(struct cme_ep *ep,
 		}
 		wait_event_timeout(ep->wq, cme_ep_pending(ep), left);
 	}
+}
+
+/**
+ * cme_ep_wait() - wait for the endpoint's next event, which must be @type
+ * @ep: the endpoint
+ * @type: the event expected next
+ *
+ * As cme_ep_wait_past() with only TIMEWAIT_EXIT allowed on the way.
+ *
+ * Return: the event or an ERR_PTR, as cme_ep_wait_past().
+ */
+const struct cme_event *cme_ep_wait(struct cme_ep *ep,
+				    enum rdma_cm_event_type type)
+{
+	return cme_ep_wait_past(ep, type, 0);
 }
 
 /**

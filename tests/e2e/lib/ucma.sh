@@ -5,23 +5,32 @@
 # first.
 # shellcheck shell=bash
 
-# server_client NAME SERVER-CMD -- CLIENT-CMD: run both, show the end of
-# their output; both must exit 0.
-server_client() {
+# run_pair NAME SERVER-CMD -- CLIENT-CMD: run both, each for at most
+# $CM_PAIR_TIMEOUT seconds (default 60), and show the end of their
+# output. Returns the first non-zero status (124: a timeout), or 0.
+run_pair() {
 	local name=$1 spid rc=0
 	shift
 	local server=() client=()
 	while [ "$1" != -- ]; do server+=("$1"); shift; done
 	shift
 	client=("$@")
-	timeout 60 "${server[@]}" > "$CM_OUT/$name.server" 2>&1 &
+	timeout "${CM_PAIR_TIMEOUT:-60}" "${server[@]}" \
+		> "$CM_OUT/$name.server" 2>&1 &
 	spid=$!
 	client_until_served "$name" "$spid" "${client[@]}" || rc=$?
 	wait "$spid" || rc=$((rc ? rc : $?))
 	show_tail "$name server" "$CM_OUT/$name.server"
 	show_tail "$name client" "$CM_OUT/$name.client"
-	[ "$rc" = 0 ] || fail "$name: exit $rc"
-	echo "ok: $name"
+	return "$rc"
+}
+
+# server_client NAME SERVER-CMD -- CLIENT-CMD: run_pair; both must exit 0.
+server_client() {
+	local rc=0
+	run_pair "$@" || rc=$?
+	[ "$rc" = 0 ] || fail "$1: exit $rc"
+	echo "ok: $1"
 }
 
 # client_until_served NAME SERVER-PID CLIENT-CMD...: run the client; if
@@ -34,7 +43,8 @@ client_until_served() {
 	for try in 1 2 3 4 5; do
 		nap 1
 		rc=0
-		timeout 60 "$@" > "$CM_OUT/$name.client" 2>&1 || rc=$?
+		timeout "${CM_PAIR_TIMEOUT:-60}" "$@" \
+			> "$CM_OUT/$name.client" 2>&1 || rc=$?
 		[ "$rc" != 0 ] && kill -0 "$spid" 2> /dev/null || break
 		echo "  $name: client try $try failed ($rc), the server still waits"
 	done
@@ -62,10 +72,28 @@ ucmatose_pair() {
 		ucmatose -s "$1" -c "$2"
 }
 
-# librdmacm's rdma_server and rdma_client (the rdma_getaddrinfo path).
+# rdma_server_client ADDR rxe|siw: librdmacm's rdma_server and
+# rdma_client (the rdma_getaddrinfo path) on ADDR's device.
+#
+# Each moves its QP to ERR as soon as its last completion arrives, and
+# rxe acknowledges a message only after completing it: when the peer's
+# shutdown wins that race, rxe drops the ACK, and the send it was for
+# is retried forever (librdmacm asks for 7 retries, which rxe takes as
+# infinite). It was seen about once in 40 pairs, and the CM has no
+# part in it: the retry count and the ACK are the QP's. So an rxe pair
+# that times out gets one more try.
 rdma_server_client() {
-	server_client "rdma_server-$1" rdma_server -p 7471 -- \
-		rdma_client -s "$1" -p 7471
+	local name=rdma_server-$1 rc=0
+	CM_PAIR_TIMEOUT=20 run_pair "$name" rdma_server -p 7471 -- \
+		rdma_client -s "$1" -p 7471 || rc=$?
+	if [ "$rc" = 124 ] && [ "${2:-}" = rxe ]; then
+		echo "  $name: timed out, rxe's lost ACK (above): once more"
+		rc=0
+		CM_PAIR_TIMEOUT=20 run_pair "$name" rdma_server -p 7471 -- \
+			rdma_client -s "$1" -p 7471 || rc=$?
+	fi
+	[ "$rc" = 0 ] || fail "$name: exit $rc"
+	echo "ok: $name"
 }
 
 # cmtime: COUNT connections set up and torn down at once. Its server
