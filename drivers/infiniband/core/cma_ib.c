@@ -382,7 +382,10 @@ static int cma_req_route(struct rdma_route *route, const struct cma_req *req)
 	return 0;
 }
 
-/* The passive id of a request, born in CONNECT, bound like its request. */
+/*
+ * The passive id of a request, born in CONNECT, bound like its request.
+ * Called under the listener's handler mutex.
+ */
 static struct cma_id *cma_req_child(struct cma_id *listener,
 				    const struct cma_req *req,
 				    struct ib_cm_id *ib)
@@ -391,6 +394,8 @@ static struct cma_id *cma_req_child(struct cma_id *listener,
 	struct net_device *ndev;
 	struct cma_id *cid;
 	int ret;
+
+	lockdep_assert_held(&listener->handler_mutex);
 
 	cid = cma_id_alloc(req->net, listener->id.event_handler,
 			   listener->id.context, listener->id.ps, req->qp_type,
@@ -416,7 +421,7 @@ static struct cma_id *cma_req_child(struct cma_id *listener,
 		goto err;
 	return cid;
 err:
-	rdma_destroy_id(&cid->id);
+	cma_destroy_child(cid);
 	return ERR_PTR(ret);
 }
 

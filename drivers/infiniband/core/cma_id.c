@@ -250,6 +250,24 @@ void cma_destroy_handler_unlock(struct cma_id *cid)
 	cma_id_release(cid);
 }
 
+/**
+ * cma_destroy_child - destroy a new passive id before its first event
+ * @cid: the id, made under its listener's handler mutex and delivered
+ *	to no one; the caller's reference is consumed
+ *
+ * Not rdma_destroy_id(): that takes @cid's handler mutex, of the same
+ * lock class as the listener's, without telling lockdep that the child's
+ * nests inside the listener's.
+ *
+ * Context: process context, under the listener's handler mutex. May
+ * sleep.
+ */
+void cma_destroy_child(struct cma_id *cid)
+{
+	mutex_lock_nested(&cid->handler_mutex, SINGLE_DEPTH_NESTING);
+	cma_destroy_handler_unlock(cid);
+}
+
 static void cma_release_work(struct work_struct *work)
 {
 	struct cma_id *cid = container_of(work, struct cma_id, release_work);

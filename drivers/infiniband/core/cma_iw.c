@@ -155,13 +155,18 @@ static int cma_iw_handler(struct iw_cm_id *iw, struct iw_cm_event *ev)
 	return cma_deliver_unlock(cid, &event);
 }
 
-/* The passive id of an iWARP connection request, born in CONNECT. */
+/*
+ * The passive id of an iWARP connection request, born in CONNECT.
+ * Called under the listener's handler mutex.
+ */
 static struct cma_id *cma_iw_child(struct cma_id *listener,
 				   const struct iw_cm_event *ev)
 {
 	struct rdma_dev_addr *dev_addr;
 	struct cma_id *cid;
 	int ret;
+
+	lockdep_assert_held(&listener->handler_mutex);
 
 	cid = cma_id_alloc(cma_id_net(listener), listener->id.event_handler,
 			   listener->id.context, RDMA_PS_TCP, IB_QPT_RC,
@@ -178,7 +183,7 @@ static struct cma_id *cma_iw_child(struct cma_id *listener,
 	if (!ret)
 		ret = cma_acquire_dev(cid);
 	if (ret) {
-		rdma_destroy_id(&cid->id);
+		cma_destroy_child(cid);
 		return ERR_PTR(ret);
 	}
 	return cid;

@@ -198,6 +198,7 @@ struct cma_id *cma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 void cma_id_get(struct cma_id *cid);
 void cma_id_put(struct cma_id *cid);
 void cma_destroy_handler_unlock(struct cma_id *cid);
+void cma_destroy_child(struct cma_id *cid);
 void cma_destroy_handler_unlock_deferred(struct cma_id *cid);
 void cma_id_flush_releases(void);
 int cma_ids_init(void);
