@@ -25,7 +25,7 @@
 #include <linux/wait.h>
 #include <rdma/rdma_cm.h>
 
-/* Upper bound on any wait for the CM or the wire. */
+/* Default of the upper bound on any wait for the CM or the wire. */
 #define CME_TIMEOUT_MS		15000
 /* timeout_ms given to rdma_resolve_addr() and rdma_resolve_route(). */
 #define CME_RESOLVE_MS		5000
@@ -56,6 +56,9 @@
 #define CME_RETRY		6
 #define CME_RNR_RETRY		5
 #define CME_SRV_RNR_RETRY	4
+
+/* A struct sockaddr_storage pointer as the struct sockaddr the API takes. */
+#define cme_sa(ss)	((struct sockaddr *)(ss))
 
 /* The first member of whatever an rdma_cm_id's context points to. */
 enum cme_kind {
@@ -113,12 +116,19 @@ struct cme_event {
  * @qp_num: the QP's number, 0 before it has one
  * @peer_qpn: the peer's QP number, as the CM reported it
  * @index: the scenario's number for this endpoint
- * @destroy_on_established: the handler destroys the QP and returns 1 on
- *	ESTABLISHED, so the CM destroys the id
+ * @destroy_on: a mask of BIT(event type): on these the handler destroys
+ *	the QP and returns 1, so the CM destroys the id.  Not ESTABLISHED on
+ *	iWARP: iw_cm holds the QP of a live connection and lets go of it in
+ *	its own work queue, where the handler runs, so destroying the QP
+ *	there would wait forever
+ * @sleep_on_established: the handler sleeps this many ms on ESTABLISHED,
+ *	after setting @handler_asleep, and sets @handler_awake when done
+ * @handler_asleep: the ESTABLISHED handler started its sleep
+ * @handler_awake: the ESTABLISHED handler ended its sleep
  * @handler_error: first error a handler met on this endpoint
  * @tagged: messages carry the sender's QP number and its id's addresses,
  *	which must be @peer_qpn and the receiving id's addresses mirrored
- * @lock: protects @events, @nr_events, @id_gone
+ * @lock: protects @events, @nr_events, @id_gone, @handler_asleep
  * @wq: woken when an event is recorded
  * @events: the log
  * @nr_events: events recorded, including the ones that did not fit
@@ -147,7 +157,10 @@ struct cme_ep {
 	u32 qp_num;
 	u32 peer_qpn;
 	u32 index;
-	bool destroy_on_established;
+	unsigned long destroy_on;
+	unsigned int sleep_on_established;
+	bool handler_asleep;
+	bool handler_awake;
 	int handler_error;
 	bool tagged;
 
@@ -183,10 +196,11 @@ enum cme_policy {
  * @policy: enum cme_policy, read by the handler with READ_ONCE()
  * @reply_len: length of the accept or reject private data
  * @reject_reason: reason given to rdma_reject()
- * @lock: protects @conns, @nr_requests, @nr_other
+ * @lock: protects @conns, @nr_requests, @nr_added, @nr_other
  * @wq: woken when a connection is added
  * @conns: new connections the scenario has not taken yet
  * @nr_requests: CONNECT_REQUESTs seen
+ * @nr_added: connections put on @conns
  * @nr_other: other events on the listening id
  */
 struct cme_listener {
@@ -197,11 +211,12 @@ struct cme_listener {
 	u8 reply_len;
 	u8 reject_reason;
 
-	/* protects conns, nr_requests, nr_other */
+	/* protects conns, nr_requests, nr_added, nr_other */
 	spinlock_t lock;
 	wait_queue_head_t wq;
 	struct list_head conns;
 	unsigned int nr_requests;
+	unsigned int nr_added;
 	unsigned int nr_other;
 };
 
@@ -216,6 +231,8 @@ struct cme_listener {
  * @netns_pid: a process in the other network namespace (netns)
  * @has_addr2: @addr2 was given
  * @wait_ms: serve: how long to wait for a client; hold: how long to hold
+ * @seed: stress: the seed of its random cuts
+ * @keep_going: stress: a failed cycle is counted, not the end of the run
  */
 struct cme_params {
 	struct sockaddr_storage addr;
@@ -227,7 +244,12 @@ struct cme_params {
 	int netns_pid;
 	bool has_addr2;
 	unsigned int wait_ms;
+	unsigned int seed;
+	bool keep_going;
 };
+
+/* main.c: the upper bound on any wait (parameter timeout_ms). */
+extern unsigned int cme_timeout_ms;
 
 /* endpoint.c */
 extern bool cme_quiet;
@@ -267,6 +289,8 @@ void cme_listener_set_policy(struct cme_listener *l, enum cme_policy policy);
 struct cme_ep *cme_listener_take(struct cme_listener *l);
 struct cme_ep *cme_listener_take_wait(struct cme_listener *l,
 				      unsigned int ms);
+struct cme_ep *cme_listener_take_index(struct cme_listener *l, u32 index,
+				       unsigned int ms);
 int cme_listener_expect_none(struct cme_listener *l, unsigned int ms);
 void cme_listener_destroy(struct cme_listener *l);
 int cme_listener_event(struct cme_listener *l, struct rdma_cm_id *id,
@@ -318,5 +342,8 @@ int cme_scen_dial(const struct cme_params *p);
 
 /* scen_hold.c */
 int cme_scen_hold(const struct cme_params *sets, unsigned int n);
+
+/* scen_stress.c */
+int cme_scen_stress(const struct cme_params *p);
 
 #endif /* CM_E2E_H */

@@ -76,7 +76,8 @@ static int cme_listener_answer(struct cme_listener *l, struct cme_ep *ep,
 		if (!ret)
 			ret = cme_accept_locked(ep, req, l->reply_len);
 		if (ret) {
-			pr_err("FAIL: %s: accepting: %d\n", ep->name, ret);
+			/* A failure if the scenario expected a connection. */
+			pr_info("%s: accepting: %d\n", ep->name, ret);
 			ep->handler_error = ret;
 			cme_ep_destroy_qp(ep);
 			return 1;
@@ -133,6 +134,7 @@ static int cme_listener_request(struct cme_listener *l, struct rdma_cm_id *id,
 	/* The scenario may destroy @ep once it sees it. */
 	spin_lock(&l->lock);
 	list_add_tail(&ep->node, &l->conns);
+	l->nr_added++;
 	wake_up_all(&l->wq);
 	spin_unlock(&l->lock);
 	return ret;
@@ -230,16 +232,27 @@ void cme_listener_set_policy(struct cme_listener *l, enum cme_policy policy)
 	WRITE_ONCE(l->policy, policy);
 }
 
-static struct cme_ep *cme_listener_pop(struct cme_listener *l)
+/* Take the oldest connection, or the oldest with @index unless @any. */
+static struct cme_ep *cme_listener_remove(struct cme_listener *l, bool any,
+					  u32 index)
 {
-	struct cme_ep *ep;
+	struct cme_ep *ep, *found = NULL;
 
 	spin_lock(&l->lock);
-	ep = list_first_entry_or_null(&l->conns, struct cme_ep, node);
-	if (ep)
-		list_del_init(&ep->node);
+	list_for_each_entry(ep, &l->conns, node) {
+		if (any || ep->index == index) {
+			list_del_init(&ep->node);
+			found = ep;
+			break;
+		}
+	}
 	spin_unlock(&l->lock);
-	return ep;
+	return found;
+}
+
+static struct cme_ep *cme_listener_pop(struct cme_listener *l)
+{
+	return cme_listener_remove(l, true, 0);
 }
 
 static bool cme_listener_has_conn(struct cme_listener *l)
@@ -252,8 +265,41 @@ static bool cme_listener_has_conn(struct cme_listener *l)
 	return ret;
 }
 
+static unsigned int cme_listener_added(struct cme_listener *l)
+{
+	unsigned int added;
+
+	spin_lock(&l->lock);
+	added = l->nr_added;
+	spin_unlock(&l->lock);
+	return added;
+}
+
 /* Sleeps this long at most, to stay clear of the hung task detector. */
 #define CME_NAP_MS	10000
+
+/* Take as cme_listener_remove() does, waiting up to @ms for a match. */
+static struct cme_ep *cme_listener_take_if(struct cme_listener *l, bool any,
+					   u32 index, unsigned int ms)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(ms);
+	unsigned int seen;
+	struct cme_ep *ep;
+	long left;
+
+	for (;;) {
+		seen = cme_listener_added(l);
+		ep = cme_listener_remove(l, any, index);
+		if (ep)
+			return ep;
+		left = deadline - jiffies;
+		if (left <= 0)
+			return ERR_PTR(-ETIMEDOUT);
+		wait_event_timeout(l->wq, cme_listener_added(l) != seen,
+				   min_t(long, left,
+					 msecs_to_jiffies(CME_NAP_MS)));
+	}
+}
 
 /**
  * cme_listener_take_wait() - the oldest connection not taken yet
@@ -266,34 +312,41 @@ static bool cme_listener_has_conn(struct cme_listener *l)
  */
 struct cme_ep *cme_listener_take_wait(struct cme_listener *l, unsigned int ms)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(ms);
-	long left;
+	struct cme_ep *ep = cme_listener_take_if(l, true, 0, ms);
 
-	while (!cme_listener_has_conn(l)) {
-		left = deadline - jiffies;
-		if (left <= 0) {
-			pr_err("FAIL: %s: no CONNECT_REQUEST in %u ms\n",
-			       l->name, ms);
-			return ERR_PTR(-ETIMEDOUT);
-		}
-		wait_event_timeout(l->wq, cme_listener_has_conn(l),
-				   min_t(long, left,
-					 msecs_to_jiffies(CME_NAP_MS)));
-	}
-	return cme_listener_pop(l);
+	if (IS_ERR(ep))
+		pr_err("FAIL: %s: no CONNECT_REQUEST in %u ms\n", l->name, ms);
+	return ep;
+}
+
+/**
+ * cme_listener_take_index() - the connection a given client made
+ * @l: the listener
+ * @index: the number the client sent in its private data
+ * @ms: how long to wait for it; 0 to look only
+ *
+ * The caller owns the endpoint.
+ *
+ * Return: the passive endpoint, or ERR_PTR(-ETIMEDOUT) (not an error
+ * in itself: the caller says whether it expected one).
+ */
+struct cme_ep *cme_listener_take_index(struct cme_listener *l, u32 index,
+				       unsigned int ms)
+{
+	return cme_listener_take_if(l, false, index, ms);
 }
 
 /**
  * cme_listener_take() - the oldest connection the scenario has not taken
  * @l: the listener
  *
- * Waits up to CME_TIMEOUT_MS.  The caller owns the endpoint.
+ * Waits up to cme_timeout_ms.  The caller owns the endpoint.
  *
  * Return: the passive endpoint, or an ERR_PTR (-ETIMEDOUT).
  */
 struct cme_ep *cme_listener_take(struct cme_listener *l)
 {
-	return cme_listener_take_wait(l, CME_TIMEOUT_MS);
+	return cme_listener_take_wait(l, cme_timeout_ms);
 }
 
 /**

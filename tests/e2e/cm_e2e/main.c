@@ -15,7 +15,8 @@
  * "results"; "state" says "listening" once serve listens, "done" at the
  * end.  Scenarios: connect, reject, server_disconnect, destroy_states,
  * sequential, concurrent, wildcard, netns, bad_input, for two hosts
- * serve and dial, and hold (ids held in known states for a script).
+ * serve and dial, hold (ids held in known states for a script), and
+ * stress (random cycles cut short, on two CPUs at once).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,7 +38,7 @@
 
 static char *scenario;
 module_param(scenario, charp, 0444);
-MODULE_PARM_DESC(scenario, "comma-separated list, each NAME (every parameter set) or NAME@N (set N): connect, reject, server_disconnect, destroy_states, sequential, concurrent, wildcard, netns, bad_input, serve, dial, hold");
+MODULE_PARM_DESC(scenario, "comma-separated list, each NAME (every parameter set) or NAME@N (set N): connect, reject, server_disconnect, destroy_states, sequential, concurrent, wildcard, netns, bad_input, serve, dial, hold, stress");
 
 static char *addr[CME_MAX_SETS];
 static unsigned int nr_addr;
@@ -60,7 +61,19 @@ MODULE_PARM_DESC(port, "port (default 7471)");
 
 static uint count;
 module_param(count, uint, 0444);
-MODULE_PARM_DESC(count, "connections for sequential (default 100), concurrent (16), serve and dial (5)");
+MODULE_PARM_DESC(count, "connections for sequential (default 100), concurrent (16), serve and dial (5); cycles per worker for stress (200)");
+
+static uint seed = 1;
+module_param(seed, uint, 0444);
+MODULE_PARM_DESC(seed, "seed of stress's random cuts (default 1)");
+
+static bool keep_going;
+module_param(keep_going, bool, 0444);
+MODULE_PARM_DESC(keep_going, "stress: count failed cycles and go on (for runs under fault injection)");
+
+unsigned int cme_timeout_ms = CME_TIMEOUT_MS;
+module_param_named(timeout_ms, cme_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(timeout_ms, "upper bound on any wait for the CM or the wire (default 15000)");
 
 static bool strict;
 module_param(strict, bool, 0444);
@@ -189,6 +202,7 @@ static const struct cme_scenario cme_scenarios[] = {
 	{ "serve", NULL, cme_scen_serve, 5 },
 	{ "dial", cme_scen_dial, NULL, 5 },
 	{ "hold", NULL, cme_scen_hold },
+	{ "stress", cme_scen_stress, NULL, 200 },
 };
 
 /**
@@ -258,6 +272,8 @@ static int cme_parse_sets(struct cme_params *sets)
 		p->port = port;
 		p->strict = strict;
 		p->netns_pid = netns_pid;
+		p->seed = seed;
+		p->keep_going = keep_going;
 		p->wait_ms = wait_s * MSEC_PER_SEC;
 		ret = cme_parse("addr", nr_addr ? addr[i] : "10.0.0.1", port,
 				&p->addr);

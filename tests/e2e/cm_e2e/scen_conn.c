@@ -17,8 +17,6 @@
 
 #include "cm_e2e.h"
 
-#define cme_sa(ss)	((struct sockaddr *)(ss))
-
 /* Extra wait for stray events after a connection closed. */
 #define CME_QUIET_MS	300
 

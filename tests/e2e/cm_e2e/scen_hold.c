@@ -17,8 +17,6 @@
 
 #include "cm_e2e.h"
 
-#define cme_sa(ss)	((struct sockaddr *)(ss))
-
 /* Index of the connections made here, for messages and patterns. */
 #define CME_HOLD_INDEX	40
 

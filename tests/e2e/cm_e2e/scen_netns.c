@@ -14,8 +14,6 @@
 
 #include "cm_e2e.h"
 
-#define cme_sa(ss)	((struct sockaddr *)(ss))
-
 /* The wildcard address of @family with @port. */
 static void cme_any(struct sockaddr_storage *ss, sa_family_t family, u16 port)
 {

@@ -15,8 +15,6 @@
 
 #include "cm_e2e.h"
 
-#define cme_sa(ss)	((struct sockaddr *)(ss))
-
 /* Index of the connections made here, for messages and patterns. */
 #define CME_BAD_INDEX	7
 
@@ -193,7 +191,7 @@ static int cme_destroy_by_handler(struct cme_listener *l,
 	cli = cme_client_start(&init_net, cme_sa(&p->addr), 13);
 	if (IS_ERR(cli))
 		return PTR_ERR(cli);
-	cli->destroy_on_established = true;
+	cli->destroy_on = BIT(RDMA_CM_EVENT_ESTABLISHED);
 	ret = cme_client_route(cli);
 	if (!ret)
 		ret = cme_client_connect(cli);

@@ -23,8 +23,6 @@
 
 #include "cm_e2e.h"
 
-#define cme_sa(ss)	((struct sockaddr *)(ss))
-
 /* Extra wait for stray events after a connection ended. */
 #define CME_WIRE_QUIET_MS	200
 
@@ -289,7 +287,7 @@ static int cme_serve_set(struct cme_listener *l, const struct cme_params *p)
 
 	for (i = 0; i <= p->count && !ret; i++)
 		ret = cme_serve_one(l, i, p->count,
-				    i ? CME_TIMEOUT_MS : p->wait_ms);
+				    i ? cme_timeout_ms : p->wait_ms);
 	return ret ?: cme_listener_expect_none(l, 0);
 }
 
