@@ -226,7 +226,8 @@ int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 	int ret;
 
 	if (cid->iw) {
-		ret = iw_cm_reject(cid->iw, private_data, private_data_len);
+		ret = CMA_CALL(iw_cm_reject(cid->iw, private_data,
+					    private_data_len));
 		trace_cm_send(cid->handle, "MPA reject", ret);
 		return ret;
 	}
@@ -235,8 +236,8 @@ int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 				      private_data_len);
 	if (!cid->ib || private_data_len > IB_CM_REJ_PRIVATE_DATA_SIZE)
 		return -EINVAL;
-	ret = ib_send_cm_rej(cid->ib, reason, NULL, 0, private_data,
-			     private_data_len);
+	ret = CMA_CALL(ib_send_cm_rej(cid->ib, reason, NULL, 0, private_data,
+				      private_data_len));
 	trace_cm_send(cid->handle, "REJ", ret);
 	return ret;
 }
@@ -260,18 +261,18 @@ int rdma_disconnect(struct rdma_cm_id *id)
 	int ret;
 
 	if (cid->iw)
-		return iw_cm_disconnect(cid->iw, 0);
+		return CMA_CALL(iw_cm_disconnect(cid->iw, 0));
 	if (!cid->ib)
 		return -EINVAL;
 	ret = cma_qp_to_err(cid);
 	if (ret)
 		return ret;
 	/* A DREQ fails if the peer's came first: then answer it. */
-	ret = ib_send_cm_dreq(cid->ib, NULL, 0);
+	ret = CMA_CALL(ib_send_cm_dreq(cid->ib, NULL, 0));
 	trace_cm_send(cid->handle, "DREQ", ret);
 	if (ret)
 		trace_cm_send(cid->handle, "DREP",
-			      ib_send_cm_drep(cid->ib, NULL, 0));
+			      CMA_CALL(ib_send_cm_drep(cid->ib, NULL, 0)));
 	return 0;
 }
 
@@ -293,7 +294,7 @@ int rdma_notify(struct rdma_cm_id *id, enum ib_event_type event)
 		return 0;
 	if (!cid->ib)
 		return -EINVAL;
-	return ib_cm_notify(cid->ib, event);
+	return CMA_CALL(ib_cm_notify(cid->ib, event));
 }
 
 /**

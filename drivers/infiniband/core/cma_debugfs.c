@@ -3,6 +3,7 @@
  * Developer views under /sys/kernel/debug/rdma_cm/ (no ABI promise):
  *   devices  the RDMA devices the CM tracks, one line per port
  *   ids      every live id, one line each (cma_view.c)
+ *   fail_calls/  fault injection into the calls the CM makes (cma_fault.c)
  */
 
 #include <linux/debugfs.h>
@@ -116,6 +117,7 @@ void cma_debugfs_init(void)
 			    &cma_devices_open_fops);
 	debugfs_create_file("ids", 0444, cma_debugfs_root, NULL,
 			    &cma_ids_fops);
+	cma_fault_debugfs_init(cma_debugfs_root);
 }
 
 /**

@@ -71,6 +71,12 @@ int cma_roce_tos_parse(const char *buf, u8 *tos)
 EXPORT_SYMBOL_IF_KUNIT(cma_roce_tos_parse);
 
 /* The GID types @port supports, as a mask of BIT(enum ib_gid_type). */
+/* One element of @size per port of @device, zeroed. */
+static void *cma_port_array(struct ib_device *device, size_t size)
+{
+	return CMA_ALLOC(kcalloc(device->phys_port_cnt, size, GFP_KERNEL));
+}
+
 static unsigned long cma_port_gid_types(struct ib_device *device, u32 port)
 {
 	unsigned long types = 0;
@@ -100,12 +106,10 @@ int cma_defaults_alloc(struct cma_device *cma_dev)
 	unsigned long types;
 	u32 port;
 
-	cma_dev->default_gid_type = kcalloc(device->phys_port_cnt,
-					    sizeof(*cma_dev->default_gid_type),
-					    GFP_KERNEL);
-	cma_dev->default_roce_tos = kcalloc(device->phys_port_cnt,
-					    sizeof(*cma_dev->default_roce_tos),
-					    GFP_KERNEL);
+	cma_dev->default_gid_type =
+		cma_port_array(device, sizeof(*cma_dev->default_gid_type));
+	cma_dev->default_roce_tos =
+		cma_port_array(device, sizeof(*cma_dev->default_roce_tos));
 	if (!cma_dev->default_gid_type || !cma_dev->default_roce_tos) {
 		cma_defaults_free(cma_dev);
 		return -ENOMEM;

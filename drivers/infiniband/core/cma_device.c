@@ -52,7 +52,7 @@ static int cma_add_device(struct ib_device *device)
 	if (!cma_device_usable(device))
 		return -EOPNOTSUPP;
 
-	cma_dev = kzalloc(sizeof(*cma_dev), GFP_KERNEL);
+	cma_dev = CMA_ALLOC(kzalloc(sizeof(*cma_dev), GFP_KERNEL));
 	if (!cma_dev)
 		return -ENOMEM;
 

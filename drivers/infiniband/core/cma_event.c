@@ -119,7 +119,7 @@ int cma_queue_event_gfp(struct cma_id *cid, enum rdma_cm_state from,
 {
 	struct cma_event_work *w;
 
-	w = kmalloc(sizeof(*w), gfp);
+	w = CMA_ALLOC(kmalloc(sizeof(*w), gfp));
 	if (!w)
 		return -ENOMEM;
 

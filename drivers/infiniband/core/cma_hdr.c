@@ -110,7 +110,7 @@ void *cma_hdr_with_data(struct cma_id *cid,
 	if (param->private_data_len > room - CMA_HDR_SIZE)
 		return ERR_PTR(-EINVAL);
 	*len = CMA_HDR_SIZE + param->private_data_len;
-	buf = kzalloc(*len, GFP_KERNEL);
+	buf = CMA_ALLOC(kzalloc(*len, GFP_KERNEL));
 	if (!buf)
 		return ERR_PTR(-ENOMEM);
 	ret = cma_hdr_encode(buf, cma_src_addr(cid), cma_dst_addr(cid));

@@ -48,7 +48,8 @@ int cma_ib_connect(struct cma_id *cid, const struct rdma_conn_param *param)
 	if (IS_ERR(pdata))
 		return PTR_ERR(pdata);
 
-	ib = ib_create_cm_id(cid->id.device, cma_ib_handler, cid);
+	ib = CMA_CALL_PTR(ib_create_cm_id(cid->id.device, cma_ib_handler,
+					  cid));
 	ret = PTR_ERR_OR_ZERO(ib);
 	if (ret)
 		goto out;
@@ -75,7 +76,7 @@ int cma_ib_connect(struct cma_id *cid, const struct rdma_conn_param *param)
 
 	/* Set before sending: the reply may come before we return. */
 	cid->ib = ib;
-	ret = ib_send_cm_req(ib, &req);
+	ret = CMA_CALL(ib_send_cm_req(ib, &req));
 	trace_cm_send(cid->handle, "REQ", ret);
 	if (ret) {
 		cid->ib = NULL;
@@ -91,8 +92,9 @@ static void cma_ib_reject_locally(struct cma_id *cid)
 {
 	cma_qp_to_err(cid);
 	trace_cm_send(cid->handle, "REJ",
-		      ib_send_cm_rej(cid->ib, IB_CM_REJ_CONSUMER_DEFINED, NULL,
-				     0, NULL, 0));
+		      CMA_CALL(ib_send_cm_rej(cid->ib,
+					      IB_CM_REJ_CONSUMER_DEFINED,
+					      NULL, 0, NULL, 0)));
 }
 
 /**
@@ -114,7 +116,7 @@ int cma_ib_complete_connect(struct cma_id *cid)
 	if (!ret)
 		ret = cma_qp_to_rts(cid, NULL);
 	if (!ret) {
-		ret = ib_send_cm_rtu(cid->ib, NULL, 0);
+		ret = CMA_CALL(ib_send_cm_rtu(cid->ib, NULL, 0));
 		trace_cm_send(cid->handle, "RTU", ret);
 	}
 	if (ret)
@@ -157,7 +159,7 @@ int cma_ib_accept(struct cma_id *cid, const struct rdma_conn_param *param)
 	rep.srq = cid->srq;
 	rep.ece.vendor_id = cid->ece.vendor_id;
 	rep.ece.attr_mod = cid->ece.attr_mod;
-	ret = ib_send_cm_rep(cid->ib, &rep);
+	ret = CMA_CALL(ib_send_cm_rep(cid->ib, &rep));
 	trace_cm_send(cid->handle, "REP", ret);
 	if (!ret)
 		cid->rep_sent = true;
@@ -374,7 +376,8 @@ static int cma_req_route(struct rdma_route *route, const struct cma_req *req)
 {
 	if (!req->path)
 		return 0;
-	route->path_rec = kmemdup(req->path, sizeof(*req->path), GFP_KERNEL);
+	route->path_rec = CMA_ALLOC(kmemdup(req->path, sizeof(*req->path),
+					    GFP_KERNEL));
 	if (!route->path_rec)
 		return -ENOMEM;
 	route->num_pri_alt_paths = 1;
@@ -491,7 +494,8 @@ static int cma_req_deliver(struct cma_id *listener, const struct cma_req *req,
 	if (req->qp_type != IB_QPT_UD && !child->rep_sent &&
 	    cma_state(child) == RDMA_CM_CONNECT)
 		trace_cm_send(child->handle, "MRA",
-			      ib_send_cm_mra(ib, CMA_CM_MRA_SETTING, NULL, 0));
+			      CMA_CALL(ib_send_cm_mra(ib, CMA_CM_MRA_SETTING,
+						      NULL, 0)));
 	mutex_unlock(&child->handler_mutex);
 out:
 	mutex_unlock(&listener->handler_mutex);
@@ -540,11 +544,11 @@ int cma_ib_listen(struct cma_id *cid, struct ib_device *device,
 		  struct ib_cm_id **cm_id)
 {
 	struct ib_cm_id *ib;
+	__be64 sid;
 
 	lockdep_assert_held(&cma_lock);
-	ib = ib_cm_insert_listen(device, cma_ib_req_handler,
-				 cma_service_id(cid->id.ps,
-						cma_addr_port(cma_src_addr(cid))));
+	sid = cma_service_id(cid->id.ps, cma_addr_port(cma_src_addr(cid)));
+	ib = CMA_CALL_PTR(ib_cm_insert_listen(device, cma_ib_req_handler, sid));
 	if (IS_ERR(ib))
 		return PTR_ERR(ib);
 	*cm_id = ib;

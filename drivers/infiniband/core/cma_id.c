@@ -73,7 +73,7 @@ struct cma_id *cma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 	if (!net || !handler || !cma_qp_type_fits(ps, qp_type))
 		return ERR_PTR(-EINVAL);
 
-	cid = kzalloc(sizeof(*cid), GFP_KERNEL);
+	cid = CMA_ALLOC(kzalloc(sizeof(*cid), GFP_KERNEL));
 	if (!cid)
 		return ERR_PTR(-ENOMEM);
 

@@ -50,7 +50,8 @@ int cma_iw_connect(struct cma_id *cid, const struct rdma_conn_param *param)
 	struct iw_cm_id *iw;
 	int ret;
 
-	iw = iw_create_cm_id(cid->id.device, cma_iw_handler, cid);
+	iw = CMA_CALL_PTR(iw_create_cm_id(cid->id.device, cma_iw_handler,
+					  cid));
 	if (IS_ERR(iw))
 		return PTR_ERR(iw);
 
@@ -64,7 +65,7 @@ int cma_iw_connect(struct cma_id *cid, const struct rdma_conn_param *param)
 	ret = cma_qp_to_rtr(cid, param);
 	if (!ret) {
 		cma_iw_param(&iwp, cid, param);
-		ret = iw_cm_connect(iw, &iwp);
+		ret = CMA_CALL(iw_cm_connect(iw, &iwp));
 		trace_cm_send(cid->handle, "MPA request", ret);
 	}
 	if (ret) {
@@ -92,7 +93,7 @@ int cma_iw_accept(struct cma_id *cid, const struct rdma_conn_param *param)
 	if (ret)
 		return ret;
 	cma_iw_param(&iwp, cid, param);
-	ret = iw_cm_accept(cid->iw, &iwp);
+	ret = CMA_CALL(iw_cm_accept(cid->iw, &iwp));
 	trace_cm_send(cid->handle, "MPA reply", ret);
 	return ret;
 }
@@ -237,7 +238,7 @@ int cma_iw_listen(struct cma_id *cid, struct ib_device *device,
 	int ret;
 
 	lockdep_assert_held(&cma_lock);
-	iw = iw_create_cm_id(device, cma_iw_req_handler, cid);
+	iw = CMA_CALL_PTR(iw_create_cm_id(device, cma_iw_req_handler, cid));
 	if (IS_ERR(iw))
 		return PTR_ERR(iw);
 
@@ -245,7 +246,7 @@ int cma_iw_listen(struct cma_id *cid, struct ib_device *device,
 	iw->afonly = cid->afonly;
 	memcpy(&iw->local_addr, cma_src_addr(cid),
 	       cma_addr_size(cma_src_addr(cid)));
-	ret = iw_cm_listen(iw, cid->backlog);
+	ret = CMA_CALL(iw_cm_listen(iw, cid->backlog));
 	if (ret) {
 		iw_destroy_cm_id(iw);
 		return ret;
@@ -269,7 +270,7 @@ int cma_iw_init_qp_attr(struct cma_id *cid, struct ib_qp_attr *attr,
 	int ret = 0;
 
 	if (cid->iw) {
-		ret = iw_cm_init_qp_attr(cid->iw, attr, mask);
+		ret = CMA_CALL(iw_cm_init_qp_attr(cid->iw, attr, mask));
 	} else {
 		attr->qp_access_flags = 0;
 		*mask = IB_QP_STATE | IB_QP_ACCESS_FLAGS;

@@ -45,7 +45,7 @@ static int cma_listen_on_device(struct cma_id *cid, struct cma_device *cma_dev)
 	int ret;
 
 	lockdep_assert_held(&cma_lock);
-	dl = kzalloc(sizeof(*dl), GFP_KERNEL);
+	dl = CMA_ALLOC(kzalloc(sizeof(*dl), GFP_KERNEL));
 	if (!dl)
 		return -ENOMEM;
 

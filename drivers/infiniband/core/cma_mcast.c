@@ -135,9 +135,9 @@ static int cma_mc_join_event(struct cma_id *cid, struct cma_mc *mc,
 	ev->event = RDMA_CM_EVENT_MULTICAST_JOIN;
 	ev->param.ud.qp_num = 0xffffff;
 	ev->param.ud.qkey = RDMA_UDP_QKEY;
-	return ib_init_ah_from_mcmember(cid->id.device, cid->id.port_num, &rec,
-					ndev, sgid->gid_type,
-					&ev->param.ud.ah_attr);
+	return CMA_CALL(ib_init_ah_from_mcmember(cid->id.device,
+			cid->id.port_num, &rec, ndev, sgid->gid_type,
+			&ev->param.ud.ah_attr));
 }
 
 static void cma_mc_work(struct work_struct *work)
@@ -229,7 +229,7 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 	if (!rdma_protocol_roce(id->device, id->port_num))
 		return -EOPNOTSUPP;
 
-	mc = kzalloc(sizeof(*mc), GFP_KERNEL);
+	mc = CMA_ALLOC(kzalloc(sizeof(*mc), GFP_KERNEL));
 	if (!mc)
 		return -ENOMEM;
 	mc->cid = cid;

@@ -80,7 +80,7 @@ static int cma_port_create(struct cma_id *cid, u16 num)
 	struct cma_port *port;
 	int ret;
 
-	port = kzalloc(sizeof(*port), GFP_KERNEL);
+	port = CMA_ALLOC(kzalloc(sizeof(*port), GFP_KERNEL));
 	if (!port)
 		return -ENOMEM;
 

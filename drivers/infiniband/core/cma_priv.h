@@ -22,6 +22,8 @@
 #include <rdma/rdma_cm.h>
 #include <rdma/rdma_cm_ext.h>
 
+struct dentry;
+
 struct cma_port;
 struct seq_file;
 
@@ -398,6 +400,31 @@ struct cma_sa_ops {
 
 void cma_set_sa_ops(const struct cma_sa_ops *ops);
 void cma_cancel_service_query(struct cma_id *cid);
+
+/* cma_fault.c */
+#ifdef CONFIG_FAULT_INJECTION
+int cma_fail_call(const char *call);
+void cma_fault_debugfs_init(struct dentry *root);
+#else
+static inline int cma_fail_call(const char *call)
+{
+	return 0;
+}
+
+static inline void cma_fault_debugfs_init(struct dentry *root)
+{
+}
+#endif
+
+/*
+ * Every fallible call the CM makes out (IB CM, iw_cm, verbs, address
+ * resolution) and every allocation on its connection paths goes through
+ * one of these, so that fault injection can fail it (cma_fault.c): the
+ * call is then not made and -ENOMEM (or NULL) is what it returned.
+ */
+#define CMA_CALL(call)		(cma_fail_call(#call) ?: (call))
+#define CMA_CALL_PTR(call)	(cma_fail_call(#call) ? ERR_PTR(-ENOMEM) : (call))
+#define CMA_ALLOC(alloc)	(cma_fail_call(#alloc) ? NULL : (alloc))
 
 /* cma_debugfs.c */
 void cma_debugfs_init(void);

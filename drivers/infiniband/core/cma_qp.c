@@ -66,8 +66,8 @@ int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 		if (!cid->ib || id->qp_type == IB_QPT_UD)
 			ret = cma_ib_init_attr(cid, qp_attr, qp_attr_mask);
 		else
-			ret = ib_cm_init_qp_attr(cid->ib, qp_attr,
-						 qp_attr_mask);
+			ret = CMA_CALL(ib_cm_init_qp_attr(cid->ib, qp_attr,
+							  qp_attr_mask));
 		if (qp_attr->qp_state == IB_QPS_RTR)
 			qp_attr->rq_psn = cid->seq_num;
 	} else if (rdma_cap_iw_cm(id->device, id->port_num)) {
@@ -94,7 +94,7 @@ static int cma_modify_qp(struct cma_id *cid, struct ib_qp *qp,
 	ret = rdma_init_qp_attr(&cid->id, &attr, &mask);
 	if (ret)
 		return ret;
-	return ib_modify_qp(qp, &attr, mask);
+	return CMA_CALL(ib_modify_qp(qp, &attr, mask));
 }
 
 /* UD needs no peer: straight to RTS. */
@@ -106,12 +106,12 @@ static int cma_qp_ready_ud(struct cma_id *cid, struct ib_qp *qp)
 	ret = cma_modify_qp(cid, qp, IB_QPS_INIT);
 	if (ret)
 		return ret;
-	ret = ib_modify_qp(qp, &attr, IB_QP_STATE);
+	ret = CMA_CALL(ib_modify_qp(qp, &attr, IB_QP_STATE));
 	if (ret)
 		return ret;
 	attr.qp_state = IB_QPS_RTS;
 	attr.sq_psn = 0;
-	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
+	return CMA_CALL(ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN));
 }
 
 /**
@@ -144,7 +144,7 @@ int rdma_create_qp(struct rdma_cm_id *id, struct ib_pd *pd,
 		goto out;
 
 	qp_init_attr->port_num = id->port_num;
-	qp = ib_create_qp(pd, qp_init_attr);
+	qp = CMA_CALL_PTR(ib_create_qp(pd, qp_init_attr));
 	ret = PTR_ERR_OR_ZERO(qp);
 	if (ret)
 		goto out;
@@ -210,7 +210,7 @@ int cma_qp_to_rtr(struct cma_id *cid, const struct rdma_conn_param *param)
 		goto out;
 	if (param)
 		attr.max_dest_rd_atomic = param->responder_resources;
-	ret = ib_modify_qp(cid->id.qp, &attr, mask);
+	ret = CMA_CALL(ib_modify_qp(cid->id.qp, &attr, mask));
 out:
 	mutex_unlock(&cid->qp_mutex);
 	return ret;
@@ -237,7 +237,7 @@ int cma_qp_to_rts(struct cma_id *cid, const struct rdma_conn_param *param)
 		goto out;
 	if (param)
 		attr.max_rd_atomic = param->initiator_depth;
-	ret = ib_modify_qp(cid->id.qp, &attr, mask);
+	ret = CMA_CALL(ib_modify_qp(cid->id.qp, &attr, mask));
 out:
 	mutex_unlock(&cid->qp_mutex);
 	return ret;
@@ -257,7 +257,7 @@ int cma_qp_to_err(struct cma_id *cid)
 
 	mutex_lock(&cid->qp_mutex);
 	if (cid->id.qp)
-		ret = ib_modify_qp(cid->id.qp, &attr, IB_QP_STATE);
+		ret = CMA_CALL(ib_modify_qp(cid->id.qp, &attr, IB_QP_STATE));
 	mutex_unlock(&cid->qp_mutex);
 	return ret;
 }

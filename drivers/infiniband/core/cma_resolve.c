@@ -205,9 +205,9 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 	/* The callback's reference; see cma_addr_resolved(). */
 	cma_id_get(cid);
 	cid->addr_query_pending = true;
-	ret = rdma_resolve_ip(cma_src_addr(cid), dst_addr,
-			      &id->route.addr.dev_addr, timeout_ms,
-			      cma_addr_resolved, false, cid);
+	ret = CMA_CALL(rdma_resolve_ip(cma_src_addr(cid), dst_addr,
+				       &id->route.addr.dev_addr, timeout_ms,
+				       cma_addr_resolved, false, cid));
 	if (ret) {
 		cid->addr_query_pending = false;
 		cma_id_put(cid);

@@ -81,7 +81,7 @@ static int cma_build_roce_route(struct cma_id *cid)
 		return -EINVAL;
 	}
 
-	path = kzalloc(sizeof(*path), GFP_KERNEL);
+	path = CMA_ALLOC(kzalloc(sizeof(*path), GFP_KERNEL));
 	if (!path) {
 		dev_put(ndev);
 		return -ENOMEM;
@@ -161,7 +161,7 @@ int rdma_set_ib_path(struct rdma_cm_id *id, struct sa_path_rec *path_rec)
 			    RDMA_CM_ROUTE_RESOLVED))
 		return -EINVAL;
 
-	path = kmemdup(path_rec, sizeof(*path), GFP_KERNEL);
+	path = CMA_ALLOC(kmemdup(path_rec, sizeof(*path), GFP_KERNEL));
 	if (!path)
 		goto err;
 	if (rdma_protocol_roce(id->device, id->port_num)) {

@@ -38,6 +38,16 @@ static int cma_sidr_check_qkey(u32 qkey)
 }
 
 /* ESTABLISHED from a successful SIDR REP, or why not. */
+/* The address handle to the SIDR REP's sender, from the resolved path. */
+static int cma_sidr_ah(struct rdma_cm_id *id,
+		       const struct ib_cm_sidr_rep_event_param *rep,
+		       struct rdma_ah_attr *ah)
+{
+	return CMA_CALL(ib_init_ah_attr_from_path(id->device, id->port_num,
+						  id->route.path_rec, ah,
+						  rep->sgid_attr));
+}
+
 static void cma_sidr_rep_event(struct cma_id *cid, const struct ib_cm_event *ev,
 			       struct rdma_cm_event *event)
 {
@@ -54,10 +64,7 @@ static void cma_sidr_rep_event(struct cma_id *cid, const struct ib_cm_event *ev,
 	}
 	ret = cma_sidr_check_qkey(rep->qkey);
 	if (!ret)
-		ret = ib_init_ah_attr_from_path(id->device, id->port_num,
-						id->route.path_rec,
-						&event->param.ud.ah_attr,
-						rep->sgid_attr);
+		ret = cma_sidr_ah(id, rep, &event->param.ud.ah_attr);
 	if (ret) {
 		event->event = RDMA_CM_EVENT_ADDR_ERROR;
 		event->status = ret;
@@ -119,7 +126,8 @@ int cma_sidr_connect(struct cma_id *cid, const struct rdma_conn_param *param)
 	if (IS_ERR(pdata))
 		return PTR_ERR(pdata);
 
-	ib = ib_create_cm_id(cid->id.device, cma_sidr_handler, cid);
+	ib = CMA_CALL_PTR(ib_create_cm_id(cid->id.device, cma_sidr_handler,
+					  cid));
 	ret = PTR_ERR_OR_ZERO(ib);
 	if (ret)
 		goto out;
@@ -134,7 +142,7 @@ int cma_sidr_connect(struct cma_id *cid, const struct rdma_conn_param *param)
 
 	/* Set before sending: the reply may come before we return. */
 	cid->ib = ib;
-	ret = ib_send_cm_sidr_req(ib, &req);
+	ret = CMA_CALL(ib_send_cm_sidr_req(ib, &req));
 	trace_cm_send(cid->handle, "SIDR REQ", ret);
 	if (ret) {
 		cid->ib = NULL;
@@ -178,7 +186,7 @@ int cma_sidr_reply(struct cma_id *cid, enum ib_cm_sidr_status status,
 	rep.private_data_len = len;
 	rep.ece.vendor_id = cid->ece.vendor_id;
 	rep.ece.attr_mod = cid->ece.attr_mod;
-	ret = ib_send_cm_sidr_rep(cid->ib, &rep);
+	ret = CMA_CALL(ib_send_cm_sidr_rep(cid->ib, &rep));
 	trace_cm_send(cid->handle, "SIDR REP", ret);
 	return ret;
 }

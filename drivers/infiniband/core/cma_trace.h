@@ -110,6 +110,19 @@ TRACE_EVENT(cm_send,
 		  __entry->result)
 );
 
+/* Fault injection failed a call of the CM's (cma_fault.c). */
+TRACE_EVENT(cm_fault,
+	TP_PROTO(const char *call),
+	TP_ARGS(call),
+	TP_STRUCT__entry(
+		__string(call, call)
+	),
+	TP_fast_assign(
+		__assign_str(call, call);
+	),
+	TP_printk("failed %s", __get_str(call))
+);
+
 DECLARE_EVENT_CLASS(cm_id_class,
 	TP_PROTO(u32 handle, const char *owner),
 	TP_ARGS(handle, owner),

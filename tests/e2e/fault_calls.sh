@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Random failures in every call our CM makes out (IB CM, iw_cm, verbs,
+# address resolution) and every allocation on its connection paths,
+# asynchronous ones included (drivers/infiniband/core/cma_fault.c):
+# cm_e2e's kernel stress and tests/ucma/cm_stress run over rxe and siw
+# while calls fail at random. Their cycles may fail; what must hold is
+# what the harness and this script check: no splat, no hang, no leak,
+# no id left behind, and, faults off again, connections that work.
+# CM_FAULT_PROBABILITY (percent, default 3) and CM_FAULT_CYCLES (per
+# CPU and device, default 100) tune it.
+. "$CM_TOP/tests/e2e/lib/common.sh"
+# shellcheck source=tests/e2e/cm_e2e/cm_lib.sh
+. "$CM_TOP/tests/e2e/cm_e2e/cm_lib.sh"
+
+knobs=/sys/kernel/debug/rdma_cm/fail_calls
+ids=/sys/kernel/debug/rdma_cm/ids
+if [ ! -d "$knobs" ]; then
+	echo "the in-box CM has no fault injection of its own: nothing to do"
+	exit 0
+fi
+
+faults_on() {
+	echo 0 > "$knobs/verbose"
+	echo 1 > "$knobs/interval"
+	echo -1 > "$knobs/times"
+	echo "${CM_FAULT_PROBABILITY:-3}" > "$knobs/probability"
+}
+
+faults_off() {
+	echo 0 > "$knobs/probability"
+}
+
+faults_on
+cm_e2e stress "addr=$CM_RXE_ADDR4,$CM_SIW_ADDR4" "port=$CM_E2E_PORT" \
+	"count=${CM_FAULT_CYCLES:-100}" seed=3 keep_going=1 timeout_ms=3000
+dmesg | grep -o 'stress worker [0-9]:.*' || true
+
+# Through rdma_ucm too; cm_stress gives up when its listen fails, so it
+# gets a few starts.
+modprobe rdma_ucm
+for a in "$CM_RXE_ADDR4" "$CM_SIW_ADDR4"; do
+	for try in 1 2 3; do
+		rc=0
+		timeout 300 tests/ucma/cm_stress "$a" 7499 2 50 "$try" || rc=$?
+		[ "$rc" != 124 ] || fail "cm_stress over $a hung under faults"
+		echo "cm_stress over $a under faults, start $try: exit $rc"
+	done
+done
+rmmod rdma_ucm
+faults_off
+echo "injected failures: $(< "$knobs/injected")"
+[ "$(< "$knobs/injected")" -gt 0 ] || fail "no failure was injected"
+
+# Every id created under faults was destroyed.
+mapfile -t left < "$ids"
+if [ "${#left[@]}" -gt 1 ]; then
+	printf '  %s\n' "${left[@]}"
+	fail "$((${#left[@]} - 1)) ids outlived the faults"
+fi
+echo "ok: no id left in the CM"
+
+# Faults off, the CM works as before.
+cm_e2e connect "addr=$CM_RXE_ADDR4,$CM_SIW_ADDR4" "port=$CM_E2E_PORT"
+cm_e2e_done
