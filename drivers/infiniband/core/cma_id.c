@@ -212,6 +212,7 @@ static void cma_id_release(struct cma_id *cid)
 	cma_cancel_addr_query(cid);
 	cma_neigh_unwatch(cid);
 	cma_cancel_service_query(cid);
+	cma_cancel_path_query(cid);
 	cma_listen_stop(cid);
 	cma_mc_leave_all(cid);
 	/* These tear a live connection down first (DREQ, or TCP close). */

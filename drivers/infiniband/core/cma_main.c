@@ -38,6 +38,7 @@ static int __init cma_init(void)
 	cma_wq = alloc_ordered_workqueue("rdma_cm", WQ_MEM_RECLAIM);
 	if (!cma_wq)
 		return -ENOMEM;
+	cma_path_init();
 
 	ret = cma_ids_init();
 	if (ret)
@@ -71,6 +72,7 @@ err_ports:
 err_ids:
 	cma_ids_exit();
 err_destroy_wq:
+	cma_path_exit();
 	destroy_workqueue(cma_wq);
 	return ret;
 }
@@ -84,6 +86,7 @@ static void __exit cma_exit(void)
 	destroy_workqueue(cma_wq);
 	cma_ids_exit();
 	cma_ports_exit();
+	cma_path_exit();
 }
 
 module_init(cma_init);

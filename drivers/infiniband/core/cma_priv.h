@@ -107,6 +107,10 @@ struct cma_device {
  * @nr_service_recs: how many
  * @service_query_pending: a service record query holds a reference on
  *	the id; destruction asks the backend to end it
+ * @path_query_pending: a path record query holds a reference on the id;
+ *	destruction asks the backend to end it
+ * @path_query: ib_sa's handle of that query
+ * @path_query_id: and its number
  * @node_type: rdma_restrict_node_type(): the node type of the devices the
  *	id may bind to, 0 for any; under cma_lock
  * @timeout: the QP's local ACK timeout
@@ -151,6 +155,9 @@ struct cma_id {
 	bool addr_query_pending;
 	bool rep_sent;
 	bool service_query_pending;
+	bool path_query_pending;
+	struct ib_sa_query *path_query;
+	int path_query_id;
 	struct rdma_ib_service_rec *service_recs;
 	unsigned int nr_service_recs;
 	u8 tos;
@@ -399,6 +406,32 @@ struct cma_sa_ops {
 };
 
 void cma_set_sa_ops(const struct cma_sa_ops *ops);
+
+/**
+ * struct cma_path_ops - how InfiniBand path records are looked up
+ * @query: start a query for @rec's components in @mask on @cid's device
+ *	and port; 0 and cma_path_done() is called later, or an error and
+ *	it never is
+ * @cancel: have a query of @cid's in flight end soon (with -EINTR); it
+ *	may already have ended
+ */
+struct cma_path_ops {
+	int (*query)(struct cma_id *cid, struct sa_path_rec *rec,
+		     ib_sa_comp_mask mask, unsigned long timeout_ms);
+	void (*cancel)(struct cma_id *cid);
+};
+
+/* cma_path.c */
+void cma_set_path_ops(const struct cma_path_ops *ops);
+ib_sa_comp_mask cma_path_request(struct rdma_dev_addr *dev_addr,
+				 const struct sockaddr *dst,
+				 enum rdma_ucm_port_space ps, u8 tos,
+				 struct sa_path_rec *rec);
+void cma_path_done(struct cma_id *cid, int status, struct sa_path_rec *rec);
+int cma_path_query(struct cma_id *cid, unsigned long timeout_ms);
+void cma_cancel_path_query(struct cma_id *cid);
+void cma_path_init(void);
+void cma_path_exit(void);
 void cma_cancel_service_query(struct cma_id *cid);
 
 /* cma_fault.c */

@@ -102,11 +102,13 @@ static int cma_build_roce_route(struct cma_id *cid)
  *
  * The result comes as RDMA_CM_EVENT_ROUTE_RESOLVED (the id is then
  * ROUTE_RESOLVED) or RDMA_CM_EVENT_ROUTE_ERROR (back in ADDR_RESOLVED).
+ * On RoCE the route is made from the resolved address; on InfiniBand it
+ * is a path record from the SA (cma_path.c); iWARP needs none.
  *
  * Context: process context; may sleep.
  * Return: 0 if resolution started; -EINVAL for a zero timeout or the
- * wrong state, -ENODEV if the interface went away, -EOPNOTSUPP on
- * InfiniBand (SA path queries are not implemented), -ENOMEM.
+ * wrong state, -ENODEV if the interface went away, -ENOMEM, or the SA
+ * query's error.
  */
 int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 {
@@ -124,14 +126,17 @@ int rdma_resolve_route(struct rdma_cm_id *id, unsigned long timeout_ms)
 		/* The route holds the peer's MAC: follow its changes. */
 		if (!ret)
 			cma_neigh_watch(cid);
-	} else if (!rdma_protocol_iwarp(id->device, id->port_num)) {
-		ret = -EOPNOTSUPP;
+	} else if (rdma_protocol_ib(id->device, id->port_num)) {
+		/* The SA's answer delivers the event (cma_path.c). */
+		ret = cma_path_query(cid, timeout_ms);
+		goto out;
 	}
 
 	/* Deliver from the workqueue: the caller may hold locks we'd need. */
 	if (!ret)
 		ret = cma_queue_event(cid, RDMA_CM_ROUTE_QUERY,
 				      RDMA_CM_ROUTE_RESOLVED, &event);
+out:
 	if (ret)
 		cma_transition(cid, RDMA_CM_ROUTE_QUERY, RDMA_CM_ADDR_RESOLVED);
 	return ret;

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The route on InfiniBand: a path record from the subnet administrator,
+ * asked for with ib_sa's path record query, as the in-box CM does.
+ * rdma_resolve_route() moves the id to ROUTE_QUERY; the answer brings it
+ * to ROUTE_RESOLVED with the path (RDMA_CM_EVENT_ROUTE_RESOLVED), a
+ * failure back to ADDR_RESOLVED (RDMA_CM_EVENT_ROUTE_ERROR).
+ *
+ * The query goes through struct cma_path_ops: ib_sa's (below) unless the
+ * KUnit suite installs a fake, there being no InfiniBand fabric to test
+ * against. A query in flight holds a reference on its id; destruction
+ * cancels it, and ib_sa then answers at once with -EINTR.
+ */
+
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/slab.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_sa.h>
+
+#include "cma_priv.h"
+
+static struct ib_sa_client cma_sa_client;
+
+static void cma_sa_path_answer(int status, struct sa_path_rec *rec,
+			       int num_prs, void *context)
+{
+	struct cma_id *cid = context;
+
+	if (!status && num_prs < 1)
+		status = -ENOENT;
+	cma_path_done(cid, status, status ? NULL : rec);
+}
+
+static int cma_sa_path_query(struct cma_id *cid, struct sa_path_rec *rec,
+			     ib_sa_comp_mask mask, unsigned long timeout_ms)
+{
+	int ret;
+
+	ret = ib_sa_path_rec_get(&cma_sa_client, cid->id.device,
+				 cid->id.port_num, rec, mask, timeout_ms,
+				 GFP_KERNEL, cma_sa_path_answer, cid,
+				 &cid->path_query);
+	if (ret < 0)
+		return ret;
+	cid->path_query_id = ret;
+	return 0;
+}
+
+static void cma_sa_path_cancel(struct cma_id *cid)
+{
+	ib_sa_cancel_query(cid->path_query_id, cid->path_query);
+}
+
+static const struct cma_path_ops cma_sa_path_ops = {
+	.query	= cma_sa_path_query,
+	.cancel	= cma_sa_path_cancel,
+};
+
+/* ib_sa's, or the KUnit suite's fake. */
+static const struct cma_path_ops *cma_path_ops = &cma_sa_path_ops;
+
+/**
+ * cma_set_path_ops - install the backend of path record queries
+ * @ops: the backend, or NULL for ib_sa's
+ *
+ * Context: process context; no query may be in flight on the old one.
+ */
+void cma_set_path_ops(const struct cma_path_ops *ops)
+{
+	WRITE_ONCE(cma_path_ops, ops ?: &cma_sa_path_ops);
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_set_path_ops);
+
+/**
+ * cma_path_request - what to ask the SA for the route of an id
+ * @dev_addr: the resolved address: source and destination GIDs, P_Key
+ * @dst: the destination address, for its port and, IPv6, its flow label
+ * @ps: the port space, for the service ID
+ * @tos: the id's type of service (IPv4 only, as the QoS class)
+ * @rec: the query's record, filled in
+ *
+ * Context: any.
+ * Return: the record's components the SA must match.
+ */
+ib_sa_comp_mask cma_path_request(struct rdma_dev_addr *dev_addr,
+				 const struct sockaddr *dst,
+				 enum rdma_ucm_port_space ps, u8 tos,
+				 struct sa_path_rec *rec)
+{
+	const struct sockaddr_in6 *sin6;
+	ib_sa_comp_mask mask;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->rec_type = SA_PATH_REC_TYPE_IB;
+	rdma_addr_get_sgid(dev_addr, &rec->sgid);
+	rdma_addr_get_dgid(dev_addr, &rec->dgid);
+	rec->pkey = cpu_to_be16(ib_addr_get_pkey(dev_addr));
+	rec->numb_path = 1;
+	rec->reversible = 1;
+	rec->service_id = cma_service_id(ps, cma_addr_port(dst));
+	mask = IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID |
+	       IB_SA_PATH_REC_PKEY | IB_SA_PATH_REC_NUMB_PATH |
+	       IB_SA_PATH_REC_REVERSIBLE | IB_SA_PATH_REC_SERVICE_ID;
+
+	if (dst->sa_family == AF_INET6) {
+		/* The traffic class is the flow information's top byte. */
+		sin6 = (const struct sockaddr_in6 *)dst;
+		rec->traffic_class = be32_to_cpu(sin6->sin6_flowinfo) >> 20;
+		mask |= IB_SA_PATH_REC_TRAFFIC_CLASS;
+	} else {
+		rec->qos_class = cpu_to_be16(tos);
+		mask |= IB_SA_PATH_REC_QOS_CLASS;
+	}
+	return mask;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_path_request);
+
+/**
+ * cma_path_done - the end of an id's path record query
+ * @cid: the id; the query's reference on it is dropped here
+ * @status: 0, or why there is no path (-EINTR when cancelled)
+ * @rec: the path when @status is 0, copied
+ *
+ * Delivers ROUTE_RESOLVED or ROUTE_ERROR, unless the id left ROUTE_QUERY
+ * (it is being destroyed).
+ *
+ * Context: process context (ib_sa's answer or cancellation); takes the
+ * id's handler mutex.
+ */
+void cma_path_done(struct cma_id *cid, int status, struct sa_path_rec *rec)
+{
+	struct rdma_cm_event event = { .event = RDMA_CM_EVENT_ROUTE_RESOLVED };
+	struct rdma_route *route = &cid->id.route;
+	struct sa_path_rec *path = NULL;
+
+	WRITE_ONCE(cid->path_query_pending, false);
+	if (!status) {
+		path = CMA_ALLOC(kmemdup(rec, sizeof(*rec), GFP_KERNEL));
+		if (!path)
+			status = -ENOMEM;
+	}
+
+	mutex_lock(&cid->handler_mutex);
+	if (!cma_transition(cid, RDMA_CM_ROUTE_QUERY,
+			    status ? RDMA_CM_ADDR_RESOLVED :
+				     RDMA_CM_ROUTE_RESOLVED)) {
+		mutex_unlock(&cid->handler_mutex);
+		kfree(path);
+		cma_id_put(cid);
+		return;
+	}
+	if (status) {
+		event.event = RDMA_CM_EVENT_ROUTE_ERROR;
+		event.status = status;
+	} else {
+		kfree(route->path_rec);
+		route->path_rec = path;
+		route->num_pri_alt_paths = 1;
+	}
+	if (cma_deliver(cid, &event)) {
+		/* Ours goes first: the destroy waits for all others. */
+		cma_id_put(cid);
+		cma_destroy_handler_unlock(cid);
+		return;
+	}
+	mutex_unlock(&cid->handler_mutex);
+	cma_id_put(cid);
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_path_done);
+
+/**
+ * cma_path_query - ask for the path of an id in ROUTE_QUERY
+ * @cid: the id, its address resolved on an InfiniBand port
+ * @timeout_ms: how long the SA may take
+ *
+ * Context: process context; may sleep.
+ * Return: 0 if the query started (cma_path_done() follows), or its
+ * error (the caller moves the id back to ADDR_RESOLVED).
+ */
+int cma_path_query(struct cma_id *cid, unsigned long timeout_ms)
+{
+	const struct cma_path_ops *ops = READ_ONCE(cma_path_ops);
+	struct rdma_route *route = &cid->id.route;
+	struct sa_path_rec rec;
+	ib_sa_comp_mask mask;
+	int ret;
+
+	mask = cma_path_request(&route->addr.dev_addr, cma_dst_addr(cid),
+				cid->id.ps, cid->tos, &rec);
+	cma_id_get(cid);
+	WRITE_ONCE(cid->path_query_pending, true);
+	ret = CMA_CALL(ops->query(cid, &rec, mask, timeout_ms));
+	if (ret) {
+		WRITE_ONCE(cid->path_query_pending, false);
+		cma_id_put(cid);
+	}
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_path_query);
+
+/**
+ * cma_cancel_path_query - have a path query in flight end soon
+ * @cid: the id, DESTROYING; nothing happens unless a query is in flight
+ *
+ * The query holds a reference on @cid, so the destroyer's wait for the
+ * last reference also waits for the query's end; this makes it short.
+ *
+ * Context: process context; not under @cid's handler mutex.
+ */
+void cma_cancel_path_query(struct cma_id *cid)
+{
+	const struct cma_path_ops *ops = READ_ONCE(cma_path_ops);
+
+	if (READ_ONCE(cid->path_query_pending))
+		ops->cancel(cid);
+}
+
+/**
+ * cma_path_init - register with ib_sa
+ *
+ * Context: process context, module init.
+ */
+void cma_path_init(void)
+{
+	ib_sa_register_client(&cma_sa_client);
+}
+
+/**
+ * cma_path_exit - unregister from ib_sa, once no query is in flight
+ *
+ * Context: process context, module exit, every id destroyed.
+ */
+void cma_path_exit(void)
+{
+	ib_sa_unregister_client(&cma_sa_client);
+}
