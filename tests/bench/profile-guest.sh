@@ -6,7 +6,11 @@
 # tracepoints and the workqueue's on, once on our rdma_cm and once on
 # the in-box one; the traces go to $CM_OUT/trace-ours.txt and
 # $CM_OUT/trace-inbox.txt, the reports to $CM_OUT/profile-*.txt.
-# Run by scripts/bench --profile N.
+# On the stock kernel (CM_STOCK=1), which has the function_graph tracer,
+# a second storm per CM times the CM's entry points and what each calls
+# (graph_functions below), into $CM_OUT/graph-ours.txt and
+# graph-inbox.txt for tests/bench/graph-summary.
+# Run by scripts/bench [--stock] --profile N.
 . "$CM_TOP/tests/e2e/lib/common.sh"
 
 n=${1:?usage: profile-guest.sh N}
@@ -14,12 +18,44 @@ tr=/sys/kernel/debug/tracing
 run=/sys/kernel/debug/cm_bench/run
 [ ! -e /sys/module/rdma_ucm ] || fail "rdma_ucm is loaded: it pins rdma_cm"
 
+# Both CMs have these, under the same names: the API and the IB CM's
+# callbacks.
+graph_functions="rdma_create_id rdma_resolve_addr rdma_resolve_route
+rdma_create_qp rdma_connect rdma_accept rdma_disconnect rdma_destroy_id
+cma_ib_req_handler cma_ib_handler"
+
+# graph_storm CM: one more storm, its entry points timed to depth 2.
+graph_storm() {
+	echo 0 > "$tr/tracing_on"
+	echo > "$tr/trace"
+	echo 65536 > "$tr/buffer_size_kb"
+	local f
+	for f in $graph_functions; do
+		# A static function the compiler inlined has no entry.
+		echo "$f" >> "$tr/set_graph_function" 2> /dev/null ||
+			echo "$1: $f is not traceable" >&2
+	done
+	echo 2 > "$tr/max_graph_depth"
+	echo 1 > "$tr/options/funcgraph-tail"
+	echo function_graph > "$tr/current_tracer"
+	echo 1 > "$tr/tracing_on"
+	echo "storm $n" > "$run"
+	echo 0 > "$tr/tracing_on"
+	cat "$tr/trace" > "$CM_OUT/graph-$1.txt"
+	echo nop > "$tr/current_tracer"
+	echo > "$tr/set_graph_function"
+	echo > "$tr/trace"
+}
+
 for cm in ours inbox; do
 	if [ -e /sys/module/rdma_cm ]; then
 		rmmod rdma_cm
 	fi
 	if [ "$cm" = ours ]; then insmod "$CM_KO"; else modprobe rdma_cm; fi
 	insmod tests/bench/cm_bench.ko "addr=$CM_RXE_ADDR4"
+	if [ "$CM_STOCK" = 1 ]; then
+		graph_storm "$cm"
+	fi
 	echo 0 > "$tr/tracing_on"
 	echo > "$tr/trace"
 	echo 16384 > "$tr/buffer_size_kb"
