@@ -134,6 +134,12 @@ ids_parse "${ids_hits[0]}"
 	fail "age_ms went from $age to ${f[age_ms]} in a second"
 echo "ok: age_ms $age -> ${f[age_ms]}"
 
+# The CM cannot be unloaded under live ids: their user pins it.
+if rmmod rdma_cm 2> /dev/null; then
+	fail "rdma_cm unloaded while ids exist"
+fi
+echo "ok: rmmod rdma_cm refused while ids exist"
+
 echo 1 > "$CM_E2E_PARAMS/release"
 cm_e2e_finish
 ids_read
