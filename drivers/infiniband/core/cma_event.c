@@ -59,6 +59,29 @@ int cma_deliver_unlock(struct cma_id *cid, struct rdma_cm_event *event)
 }
 
 /**
+ * cma_deliver_put_unlock - deliver an event from a query's callback
+ * @cid: the id the event is for; the caller's reference on it (the
+ *	query's) is dropped
+ * @event: the event
+ *
+ * On a non-zero verdict @cid is destroyed, after the reference is
+ * dropped: the destruction waits for every other.
+ *
+ * Context: process context, with @cid->handler_mutex held; returns with
+ * it released.
+ */
+void cma_deliver_put_unlock(struct cma_id *cid, struct rdma_cm_event *event)
+{
+	if (cma_deliver(cid, event)) {
+		cma_id_put(cid);
+		cma_destroy_handler_unlock(cid);
+		return;
+	}
+	mutex_unlock(&cid->handler_mutex);
+	cma_id_put(cid);
+}
+
+/**
  * struct cma_event_work - an event waiting for the workqueue
  * @work: the work item on cma_wq
  * @cid: the id; the work item owns a reference on it

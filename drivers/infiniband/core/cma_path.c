@@ -158,14 +158,7 @@ void cma_path_done(struct cma_id *cid, int status, struct sa_path_rec *rec)
 		route->path_rec = path;
 		route->num_pri_alt_paths = 1;
 	}
-	if (cma_deliver(cid, &event)) {
-		/* Ours goes first: the destroy waits for all others. */
-		cma_id_put(cid);
-		cma_destroy_handler_unlock(cid);
-		return;
-	}
-	mutex_unlock(&cid->handler_mutex);
-	cma_id_put(cid);
+	cma_deliver_put_unlock(cid, &event);
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_path_done);
 

@@ -218,6 +218,7 @@ struct cma_id *cma_id_next(unsigned long *handle);
 /* cma_event.c */
 int cma_deliver(struct cma_id *cid, struct rdma_cm_event *event);
 int cma_deliver_unlock(struct cma_id *cid, struct rdma_cm_event *event);
+void cma_deliver_put_unlock(struct cma_id *cid, struct rdma_cm_event *event);
 int cma_queue_event(struct cma_id *cid, enum rdma_cm_state from,
 		    enum rdma_cm_state to, const struct rdma_cm_event *event);
 int cma_queue_event_gfp(struct cma_id *cid, enum rdma_cm_state from,

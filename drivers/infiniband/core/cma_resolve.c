@@ -97,12 +97,8 @@ static void cma_addr_resolved(int status, struct sockaddr *src,
 		event.status = status;
 	}
 
-	if (cma_deliver(cid, &event)) {
-		/* Ours goes first: the destroy below waits for all others. */
-		cma_id_put(cid);
-		cma_destroy_handler_unlock(cid);
-		return;
-	}
+	cma_deliver_put_unlock(cid, &event);
+	return;
 out:
 	mutex_unlock(&cid->handler_mutex);
 	cma_id_put(cid);

@@ -72,14 +72,7 @@ static void cma_service_done(struct cma_id *cid, int status,
 		cid->nr_service_recs = n;
 		event.event = RDMA_CM_EVENT_ADDRINFO_RESOLVED;
 	}
-	if (cma_deliver(cid, &event)) {
-		/* Ours goes first: the destroy waits for all others. */
-		cma_id_put(cid);
-		cma_destroy_handler_unlock(cid);
-		return;
-	}
-	mutex_unlock(&cid->handler_mutex);
-	cma_id_put(cid);
+	cma_deliver_put_unlock(cid, &event);
 }
 
 /**
