@@ -28,16 +28,49 @@ unsigned int xrdma_sq_depth(unsigned int depth)
 	return 2 * depth + XRDMA_FRWR_MAX + 1;
 }
 
-/* The connection, if work requests may be posted on it now. */
-static struct xrdma_ep *xrdma_ep_live(struct xrdma_xprt *xprt)
+/* May work requests be posted now?  0 with the connection in @epp;
+ * -EAGAIN on the passive side, which may hear from the peer before its
+ * ESTABLISHED (that wakes the send waiters); else -ENOTCONN.
+ */
+static int xrdma_ep_live(struct xrdma_xprt *xprt, struct xrdma_ep **epp)
 {
 	struct xrdma_ep *ep = xprt->ep;
+	int status;
 
 	lockdep_assert_held(&xprt->send_lock);
-	if (!ep || ep->draining || !ep->id->qp ||
-	    READ_ONCE(ep->status) != XRDMA_CONNECTED)
-		return NULL;
-	return ep;
+	if (!ep || ep->draining || !ep->id->qp)
+		return -ENOTCONN;
+	status = READ_ONCE(ep->status);
+	if (!status)
+		return -EAGAIN;
+	if (status != XRDMA_CONNECTED)
+		return -ENOTCONN;
+	*epp = ep;
+	return 0;
+}
+
+static int xrdma_post_wr_try(struct xrdma_xprt *xprt,
+			     const struct ib_send_wr *wr)
+{
+	struct xrdma_ep *ep;
+	int rc;
+
+	spin_lock(&xprt->send_lock);
+	rc = xrdma_ep_live(xprt, &ep);
+	if (!rc) {
+		rc = ib_post_send(ep->id->qp, wr, NULL);
+		if (rc)
+			xrdma_ep_force_disconnect(ep);
+	}
+	spin_unlock(&xprt->send_lock);
+	return rc;
+}
+
+static bool xrdma_post_wr_tried(struct xrdma_xprt *xprt,
+				const struct ib_send_wr *wr, int *rc)
+{
+	*rc = xrdma_post_wr_try(xprt, wr);
+	return *rc != -EAGAIN;
 }
 
 /**
@@ -46,26 +79,21 @@ static struct xrdma_ep *xrdma_ep_live(struct xrdma_xprt *xprt)
  * @wr: the work request (one, not a chain)
  *
  * Refused once the drain of the connection began, so every WR posted
- * here completes before teardown goes on.  A failed post forces a
- * disconnect.
+ * here completes before teardown goes on.  On an accepted connection
+ * not yet ESTABLISHED it waits for that, at most the transport's
+ * timeout.  A failed post forces a disconnect.
  *
- * Context: any; takes the send lock.
- * Return: 0, -ENOTCONN, or the error of ib_post_send().
+ * Context: process context, may sleep; takes the send lock.
+ * Return: 0, -ENOTCONN, -ETIMEDOUT, or the error of ib_post_send().
  */
 int xrdma_post_wr(struct xrdma_xprt *xprt, const struct ib_send_wr *wr)
 {
-	struct xrdma_ep *ep;
-	int rc = -ENOTCONN;
+	long left = msecs_to_jiffies(xprt->opts.timeout_ms) + 1;
+	int rc = -EAGAIN;
 
-	spin_lock(&xprt->send_lock);
-	ep = xrdma_ep_live(xprt);
-	if (ep) {
-		rc = ib_post_send(ep->id->qp, wr, NULL);
-		if (rc)
-			xrdma_ep_force_disconnect(ep);
-	}
-	spin_unlock(&xprt->send_lock);
-	return rc;
+	wait_event_timeout(xprt->send_wait, xrdma_post_wr_tried(xprt, wr, &rc),
+			   left);
+	return rc == -EAGAIN ? -ETIMEDOUT : rc;
 }
 
 static void xrdma_wc_rdma(struct ib_cq *cq, struct ib_wc *wc)
@@ -163,13 +191,15 @@ static int xrdma_rdma_try(struct xrdma_xprt *xprt, struct ib_rdma_wr *wr,
 	int err;
 
 	spin_lock(&xprt->send_lock);
-	ep = xrdma_ep_live(xprt);
+	err = xrdma_ep_live(xprt, &ep);
+	if (err)
+		goto out;
 	/* A live connection has not been torn down since @mr was lent,
 	 * unless @mr belongs to an earlier one (then its MR is gone).
 	 */
 	ibmr = READ_ONCE(mr->ibmr);
 	err = -ENOTCONN;
-	if (!ep || !ibmr)
+	if (!ibmr)
 		goto out;
 	err = -EAGAIN;
 	rc = list_first_entry_or_null(&xprt->rctx_free, struct xrdma_rctx,
