@@ -9,7 +9,10 @@
 #   before in the run, every registration invalidated again;
 # - bandwidth streams of Sends, WRITEs and READs and duplex runs that
 #   must move exactly the bytes they claim, with 0 errors;
-# - the pool refilled itself from its work item; nothing left behind.
+# - the pool refilled itself from its work item;
+# - rxe0 removed in the middle of a WRITE stream, with MRs registered at
+#   both ends: the run fails cleanly and the device unregisters;
+# - nothing left behind.
 . "$CM_TOP/tests/e2e/lib/common.sh"
 # shellcheck source=tests/e2e/xrdma/xrdma_lib.sh
 . "$CM_TOP/tests/e2e/xrdma/xrdma_lib.sh"
@@ -125,6 +128,23 @@ done
 echo "server rxe4: registered $(xrdma_server_stat rxe4 registered)," \
 	"verified $(xrdma_server_stat rxe4 verified)"
 
+# Device removal in the middle of a WRITE stream: both ends hold
+# registrations; teardown destroys them, so rxe0 unregisters (rdma link
+# delete returns), and the run ends with an error instead of hanging.
+xrdma_test_start dr "$CM_RXE_ADDR4" "$port" op=write mode=bw size=65536 \
+	count=1000000 window=16 || true
+nap 2
+rdma link delete rxe0 || fail "rxe0 did not unregister"
+if xrdma_test_finish dr || [ "${xrdma_r[status]:-}" != fail ]; then
+	bad "the stream survived the removal of its device"
+else
+	echo "ok: rxe0 unregistered under a WRITE stream" \
+		"(${xrdma_r[messages]} WRITEs done, error ${xrdma_r[error]})"
+fi
+rdma link add rxe0 type rxe netdev veth0 || fail "cannot add rxe0 again"
+wait_for "rxe0 active" port_active rxe0
+wait_for "rxe0's GIDs" rxe0_gids_whole
+
 # Past the limits: refused, not truncated.
 if xrdma_put "$XRPING_CFS/tests/t/size" 1048577 2> /dev/null; then
 	echo "FAIL: a size over 1 MiB was accepted" >&2
@@ -140,7 +160,7 @@ else
 	echo "ok: Send over the inline size refused"
 fi
 
-xrdma_test_remove t || failed=$((failed + 1))
+xrdma_test_remove t dr || failed=$((failed + 1))
 for ((i = 0; i < ${#servers[@]}; i += 2)); do
 	xrdma_server_stop "${servers[i]}" || failed=$((failed + 1))
 done
