@@ -9,6 +9,7 @@
 #   before in the run, every registration invalidated again;
 # - bandwidth streams of Sends, WRITEs and READs and duplex runs that
 #   must move exactly the bytes they claim, with 0 errors;
+# - the verbs floor (bare QPs, no xrdma) moves what it claims too;
 # - the pool refilled itself from its work item;
 # - rxe0 removed in the middle of a WRITE stream, with MRs registered at
 #   both ends: the run fails cleanly and the device unregisters;
@@ -105,6 +106,9 @@ for ((i = 0; i < 4; i += 2)); do
 	stream "$name" "$addr" write duplex 65536 64 2 2 window=16
 	stream "$name" "$addr" send bw 4096 2000 1 1
 	stream "$name" "$addr" send duplex 4096 1000 1 2
+	stream "$name" "$addr" send floor 4096 200 1 2
+	stream "$name" "$addr" write floor 65536 128 1 1 window=16
+	stream "$name" "$addr" write floor 1048576 4 1 1
 done
 pingpong rxe6 "$CM_RXE_ADDR6" write 4096 4
 pingpong rxe6 "$CM_RXE_ADDR6" read 4096 4

@@ -147,7 +147,7 @@ int xrping_format(const struct xrping_params *p,
 				    res->lat_p999);
 	at += sysfs_emit_at(page, at, "gbps %llu.%03llu\nmsg_per_sec %llu\n",
 			    div_u64(mbps, 1000), mbps % 1000, rate);
-	if (p->op != XRPING_OP_SEND)
+	if (p->op != XRPING_OP_SEND && p->mode != XRPING_MODE_FLOOR)
 		at = xrping_format_rdma(res, page, at);
 	return xrping_format_steps(res, page, at);
 }

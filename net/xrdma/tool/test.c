@@ -166,6 +166,10 @@ static int xrping_test_check(const struct xrping_params *p)
 {
 	if (p->addr.ss_family == AF_UNSPEC)
 		return -EDESTADDRREQ;
+	/* The floor runs SENDs and WRITEs only, of any size. */
+	if (p->mode == XRPING_MODE_FLOOR)
+		return p->op == XRPING_OP_READ || p->conns > 1 ||
+		       p->opts.reconnect_ms ? -EINVAL : 0;
 	/* A Send carries at most the inline size; RDMA, a registration. */
 	if (p->op == XRPING_OP_SEND && p->size > p->opts.inline_size)
 		return -EMSGSIZE;
@@ -186,7 +190,9 @@ static int xrping_test_check(const struct xrping_params *p)
 static void xrping_test_dispatch(struct xrping_params *p,
 				 struct xrping_result *res)
 {
-	if (p->op != XRPING_OP_SEND) {
+	if (p->mode == XRPING_MODE_FLOOR) {
+		xrping_run_floor(p, res);
+	} else if (p->op != XRPING_OP_SEND) {
 		xrping_run_rdma(p, res);
 	} else if (p->mode == XRPING_MODE_BW) {
 		xrping_run_send_bw(p, res);

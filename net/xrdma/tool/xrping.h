@@ -52,12 +52,15 @@ enum xrping_op {
  * @XRPING_MODE_BW: a stream of @count, @window in flight, for bandwidth
  * @XRPING_MODE_DUPLEX: both directions at once (Sends echoed while
  *	the stream goes on; WRITEs and READs interleaved)
+ * @XRPING_MODE_FLOOR: no xrdma at all: the same op on two bare QPs of
+ *	the address's device, for comparison (floor.c)
  * @XRPING_NR_MODES: how many there are
  */
 enum xrping_mode {
 	XRPING_MODE_PINGPONG,
 	XRPING_MODE_BW,
 	XRPING_MODE_DUPLEX,
+	XRPING_MODE_FLOOR,
 	XRPING_NR_MODES
 };
 
@@ -256,6 +259,8 @@ void xrping_run_rdma(const struct xrping_params *p,
 		     struct xrping_result *res);
 void xrping_run_send_bw(const struct xrping_params *p,
 			struct xrping_result *res);
+void xrping_run_floor(const struct xrping_params *p,
+		      struct xrping_result *res);
 
 void xrping_fill(u8 *buf, u32 size, u32 seq);
 bool xrping_valid(const u8 *buf, u32 len, u32 size, u32 seq);
