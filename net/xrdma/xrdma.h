@@ -147,7 +147,10 @@ void xrdma_pool_unmap(struct xrdma_pool *pool);
 #define XRDMA_FRWR_START	2
 #define XRDMA_FRWR_TARGET	4
 #define XRDMA_FRWR_MAX		16
-/* Pages of one registration: XRDMA_MAX_RDMA bytes at any offset. */
+/* Pages of one registration: XRDMA_MAX_RDMA bytes at any offset (the
+ * spare page also keeps rxe 6.1, which reads one map pointer past an MR
+ * whose pages fill its maps exactly, in bounds at 1 MiB).
+ */
 #define XRDMA_FRWR_PAGES	(XRDMA_MAX_RDMA / PAGE_SIZE + 1)
 /* RDMA READs in flight each way, at most (the device may allow fewer). */
 #define XRDMA_RD_ATOM		16
