@@ -141,16 +141,25 @@ static bool xrping_ops_done(struct xrping_rconn *c, u32 n)
 	return atomic_read(&c->done) + atomic_read(&c->failed) >= n;
 }
 
-/* Wait until @n operations completed, well or not. */
+/* Wait until @n operations completed, well or not; the timeout is on
+ * progress, one completion at a time, not on the whole wait.
+ */
 static int xrping_wait_ops(struct xrping_rconn *c, u32 n, unsigned int ms)
 {
-	long left = msecs_to_jiffies(ms) + 1;
+	long left;
+	u32 next;
 
-	left = wait_event_interruptible_timeout(c->wait,
-						xrping_ops_done(c, n), left);
-	if (left < 0)
-		return left;
-	return left ? 0 : -ETIMEDOUT;
+	while (!xrping_ops_done(c, n)) {
+		next = atomic_read(&c->done) + atomic_read(&c->failed) + 1;
+		left = wait_event_interruptible_timeout(c->wait,
+							xrping_ops_done(c, next),
+							msecs_to_jiffies(ms) + 1);
+		if (left < 0)
+			return left;
+		if (!left)
+			return -ETIMEDOUT;
+	}
+	return 0;
 }
 
 static int xrping_open_rconn(const struct xrping_params *p,
