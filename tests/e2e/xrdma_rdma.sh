@@ -3,6 +3,7 @@
 #
 # xrdma's FRWR pool, RDMA WRITE and READ, and xrping's bandwidth and
 # duplex modes end to end, over RoCE (rxe0) and iWARP (siw0):
+# - a WRITE under a key the server invalidated is refused;
 # - WRITE and READ ping-pong at 1 B, 4 KiB, 64 KiB and 1 MiB, every
 #   message checked against the pattern of its number (WRITEs by the
 #   server, READs here), each registration under a key never seen
@@ -109,6 +110,11 @@ for ((i = 0; i < 4; i += 2)); do
 	stream "$name" "$addr" send floor 4096 200 1 2
 	stream "$name" "$addr" write floor 65536 128 1 1 window=16
 	stream "$name" "$addr" write floor 1048576 4 1 1
+	# A key the server invalidated (and replaced) must not work.
+	xrdma_test t "$addr" "$port" op=write mode=stale size=4096 || true
+	if check "$name stale rkey" 1 0; then
+		echo "ok: $name: a WRITE under an invalidated rkey was refused"
+	fi
 done
 pingpong rxe6 "$CM_RXE_ADDR6" write 4096 4
 pingpong rxe6 "$CM_RXE_ADDR6" read 4096 4

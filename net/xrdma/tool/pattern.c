@@ -20,6 +20,7 @@ const char *const xrping_mode_names[XRPING_NR_MODES] = {
 	[XRPING_MODE_BW] = "bw",
 	[XRPING_MODE_DUPLEX] = "duplex",
 	[XRPING_MODE_FLOOR] = "floor",
+	[XRPING_MODE_STALE] = "stale",
 };
 
 static u8 xrping_byte(u32 seq, u32 i)

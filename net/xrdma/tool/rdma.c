@@ -14,6 +14,9 @@
  *   interleaved, @count of each, so data flows both ways at once.
  * - send bw: the server sinks @count messages and validates each; its
  *   tally comes back in STATS.
+ * - write stale: a WRITE under the key of a registration the server
+ *   has invalidated and replaced since (FILL): the device must refuse
+ *   it, which ends the connection.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -381,6 +384,41 @@ static int xrping_rdma_bw_check(struct xrping_rconn *c,
 	return rc;
 }
 
+/* The key advertised first, used after the server registered again. */
+static int xrping_rdma_stale(struct xrping_rconn *c,
+			     const struct xrping_params *p, u8 *buf,
+			     struct xrping_result *res)
+{
+	struct xrdma_remote old = c->rem;
+	u64 ns;
+	int rc;
+
+	rc = xrping_ctl(c, p, XRPING_CTL_FILL, 1, p->size, 0);
+	if (rc)
+		return rc;
+	if (c->rem.rkey == old.rkey)
+		return -EPROTO;
+	xrping_fill(buf, p->size, 0);
+	c->rem = old;
+	rc = xrping_rdma_once(c, p, XRDMA_RDMA_WRITE, buf, &ns);
+	if (rc == -EIO) {
+		res->messages++;	/* refused, as it must be */
+		return 0;
+	}
+	if (rc)
+		return rc;
+	/* iWARP completes a WRITE once it is sent; the refusal comes back
+	 * as a TERMINATE that ends the connection, before the next
+	 * request is read.  What must not be is the data landing.
+	 */
+	rc = xrping_ctl(c, p, XRPING_CTL_VERIFY, 1, p->size, 0);
+	if (rc == -EBADMSG)
+		res->errors++;	/* the old key still worked */
+	else
+		res->messages++;
+	return 0;
+}
+
 static int xrping_rdma_modes(struct xrping_rconn *c,
 			     const struct xrping_params *p, u8 *wbuf,
 			     u8 *rbuf, u64 *rtt, struct xrping_result *res)
@@ -392,6 +430,8 @@ static int xrping_rdma_modes(struct xrping_rconn *c,
 	rc = xrping_ctl(c, p, XRPING_CTL_EXPOSE, 0, p->size, 0);
 	if (rc)
 		return rc;
+	if (p->mode == XRPING_MODE_STALE)
+		return xrping_rdma_stale(c, p, wbuf, res);
 	if (p->mode == XRPING_MODE_PINGPONG) {
 		start = ktime_get_ns();
 		rc = xrping_rdma_pingpong(c, p, wbuf ? wbuf : rbuf, rtt, res);

@@ -170,6 +170,9 @@ static int xrping_test_check(const struct xrping_params *p)
 	if (p->mode == XRPING_MODE_FLOOR)
 		return p->op == XRPING_OP_READ || p->conns > 1 ||
 		       p->opts.reconnect_ms ? -EINVAL : 0;
+	/* A stale key is tried with one WRITE. */
+	if (p->mode == XRPING_MODE_STALE && p->op != XRPING_OP_WRITE)
+		return -EINVAL;
 	/* A Send carries at most the inline size; RDMA, a registration. */
 	if (p->op == XRPING_OP_SEND && p->size > p->opts.inline_size)
 		return -EMSGSIZE;

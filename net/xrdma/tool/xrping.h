@@ -54,6 +54,8 @@ enum xrping_op {
  *	the stream goes on; WRITEs and READs interleaved)
  * @XRPING_MODE_FLOOR: no xrdma at all: the same op on two bare QPs of
  *	the address's device, for comparison (floor.c)
+ * @XRPING_MODE_STALE: one WRITE under a key the server has invalidated
+ *	and replaced since; passes when the device refuses it
  * @XRPING_NR_MODES: how many there are
  */
 enum xrping_mode {
@@ -61,6 +63,7 @@ enum xrping_mode {
 	XRPING_MODE_BW,
 	XRPING_MODE_DUPLEX,
 	XRPING_MODE_FLOOR,
+	XRPING_MODE_STALE,
 	XRPING_NR_MODES
 };
 
