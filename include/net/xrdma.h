@@ -25,6 +25,8 @@ struct xrdma_listener;
 #define XRDMA_MAX_DEPTH		256
 #define XRDMA_MIN_INLINE	64
 #define XRDMA_MAX_INLINE	65536
+/* The largest memory region one registration covers. */
+#define XRDMA_MAX_RDMA		(1024 * 1024)
 
 /**
  * enum xrdma_step - the steps of a connection's life that are timed
@@ -73,9 +75,20 @@ struct xrdma_opts {
  *	work item), one call at a time per transport; @data is valid only
  *	during the call.  It may call xrdma_send(), which then waits for a
  *	credit for at most the transport's timeout.
+ * @rdma_done: optional; needed for xrdma_rdma().  An RDMA READ or WRITE
+ *	completed: @status is 0, or -EIO when it failed or was flushed by
+ *	the end of the connection.  Runs in process context (the send
+ *	CQ's work item) and must not sleep for long.
+ * @closed: optional; the transport is being destroyed: no callback runs
+ *	any more and no connection is left.  The last chance to give
+ *	back memory registrations with xrdma_mr_release().  Runs in
+ *	process context; for an accepted transport, in the listener's
+ *	work.
  */
 struct xrdma_ops {
 	void (*recv)(struct xrdma_xprt *xprt, const void *data, u32 len);
+	void (*rdma_done)(struct xrdma_xprt *xprt, u64 cookie, int status);
+	void (*closed)(struct xrdma_xprt *xprt);
 };
 
 /**
@@ -86,6 +99,14 @@ struct xrdma_ops {
  * @sent: messages sent
  * @received: messages received
  * @errors: error completions seen
+ * @rdma_ops: RDMA READs and WRITEs completed successfully
+ * @rdma_bytes: bytes they moved
+ * @mr_regs: memory registrations (IB_WR_REG_MR) completed
+ * @mr_invs: local invalidations completed
+ * @mr_refills: MRs the refill work added to the pool
+ * @mr_dropped: MRs destroyed because a registration or an invalidation
+ *	failed (their state was unknown)
+ * @mr_last_rkey: the rkey of the last registration
  * @step_ns: duration of each step of the last connection, in ns
  */
 struct xrdma_info {
@@ -95,7 +116,41 @@ struct xrdma_info {
 	u64 sent;
 	u64 received;
 	u64 errors;
+	u64 rdma_ops;
+	u64 rdma_bytes;
+	u64 mr_regs;
+	u64 mr_invs;
+	u64 mr_refills;
+	u64 mr_dropped;
+	u32 mr_last_rkey;
 	u64 step_ns[XRDMA_NR_STEPS];
+};
+
+struct xrdma_mr;
+
+/**
+ * struct xrdma_remote - registered memory of the peer, as it advertised
+ * @addr: the address the peer's device knows the memory by
+ * @rkey: the key that gives access to it
+ * @len: its length in bytes
+ *
+ * How it travels is the user's business (in a message, for instance);
+ * the fields are in host order here.
+ */
+struct xrdma_remote {
+	u64 addr;
+	u32 rkey;
+	u32 len;
+};
+
+/**
+ * enum xrdma_rdma_op - what xrdma_rdma() does
+ * @XRDMA_RDMA_WRITE: copy local memory into the peer's
+ * @XRDMA_RDMA_READ: copy the peer's memory into local memory
+ */
+enum xrdma_rdma_op {
+	XRDMA_RDMA_WRITE,
+	XRDMA_RDMA_READ,
 };
 
 struct xrdma_xprt *xrdma_xprt_create(const struct xrdma_opts *opts,
@@ -107,6 +162,15 @@ int xrdma_connect(struct xrdma_xprt *xprt, struct net *net,
 void xrdma_disconnect(struct xrdma_xprt *xprt);
 int xrdma_send(struct xrdma_xprt *xprt, const void *data, u32 len);
 void xrdma_get_info(struct xrdma_xprt *xprt, struct xrdma_info *info);
+
+struct xrdma_mr *xrdma_mr_register(struct xrdma_xprt *xprt, void *buf,
+				   u32 len, bool remote,
+				   struct xrdma_remote *desc);
+void xrdma_mr_release(struct xrdma_xprt *xprt, struct xrdma_mr *mr);
+int xrdma_rdma(struct xrdma_xprt *xprt, enum xrdma_rdma_op op,
+	       struct xrdma_mr *mr, u32 offset,
+	       const struct xrdma_remote *rem, u32 roffset, u32 len,
+	       u64 cookie);
 
 struct xrdma_listener *xrdma_listen(struct net *net,
 				    const struct sockaddr *addr,

@@ -74,6 +74,8 @@ static int xrdma_rdma_connect(struct xrdma_xprt *xprt, struct xrdma_ep *ep)
 	param.flow_control = 1;
 	param.retry_count = 6;
 	param.rnr_retry_count = 7;
+	param.responder_resources = ep->rd_atom;
+	param.initiator_depth = ep->rd_atom;
 	rc = rdma_connect(ep->id, &param);
 	if (rc)
 		return rc;

@@ -73,6 +73,8 @@ void xrdma_ep_teardown(struct xrdma_xprt *xprt)
 	if (ep->was_connected)
 		rdma_disconnect(ep->id);
 	xrdma_ep_drain(ep);
+	/* No MR work request is in flight now; the MRs go before the PD. */
+	xrdma_frwr_detach(xprt);
 	xrdma_step_done(xprt, XRDMA_STEP_DISCONNECT, start);
 
 	start = ktime_get_ns();
@@ -81,6 +83,7 @@ void xrdma_ep_teardown(struct xrdma_xprt *xprt)
 	spin_unlock(&xprt->send_lock);
 	xrdma_ep_let_go(ep);
 	xrdma_sendctx_reset(xprt);
+	xrdma_rctx_reset(xprt);
 	xrdma_pool_unmap(&xprt->reqs);
 	xrdma_pool_unmap(&xprt->reps);
 	xrdma_pool_reset(&xprt->reqs);

@@ -30,6 +30,9 @@ static int xrdma_accept_ep(struct xrdma_xprt *xprt, struct xrdma_ep *ep,
 	param.private_data_len = sizeof(pd);
 	param.flow_control = 1;
 	param.rnr_retry_count = 7;
+	/* RDMA READs: as many as the peer issues and we serve, each way. */
+	param.responder_resources = min(req->initiator_depth, ep->rd_atom);
+	param.initiator_depth = min(req->responder_resources, ep->rd_atom);
 	return rdma_accept(ep->id, &param);
 }
 
@@ -39,6 +42,7 @@ static void xrdma_accept_undo(struct xrdma_xprt *xprt, struct xrdma_ep *ep)
 	spin_lock(&xprt->send_lock);
 	xprt->ep = NULL;
 	spin_unlock(&xprt->send_lock);
+	xrdma_frwr_detach(xprt);
 	xrdma_ep_release_qp(ep);
 	xrdma_pool_unmap(&xprt->reqs);
 	xrdma_pool_unmap(&xprt->reps);

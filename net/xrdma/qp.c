@@ -26,11 +26,15 @@ static void xrdma_qp_event(struct ib_event *event, void *context)
 			 ep->id->device->name);
 }
 
-/* The device must take our queue depth, plus one WR for each drain. */
+/* The device must take our queues: the send queue carries Sends, RDMA
+ * operations and MR work requests (xrdma_sq_depth), the receive queue
+ * our depth; each has one more WR for its drain.
+ */
 static int xrdma_check_device(struct ib_device *dev, unsigned int depth)
 {
-	if (dev->attrs.max_qp_wr < depth + 1 ||
-	    dev->attrs.max_cqe < depth + 1) {
+	unsigned int sq = xrdma_sq_depth(depth);
+
+	if (dev->attrs.max_qp_wr < sq || dev->attrs.max_cqe < sq) {
 		pr_err("%s: depth %u is more than the device takes\n",
 		       dev->name, depth);
 		return -EINVAL;
@@ -66,10 +70,13 @@ int xrdma_ep_setup_qp(struct xrdma_ep *ep, struct xrdma_xprt *xprt)
 	if (IS_ERR(pd))
 		return PTR_ERR(pd);
 	ep->pd = pd;
-	cq = ib_alloc_cq(dev, xprt, depth + 1, 0, IB_POLL_WORKQUEUE);
+	cq = ib_alloc_cq(dev, xprt, xrdma_sq_depth(depth), 0,
+			 IB_POLL_WORKQUEUE);
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
 	ep->send_cq = cq;
+	ep->rd_atom = min3(XRDMA_RD_ATOM, dev->attrs.max_qp_rd_atom,
+			   dev->attrs.max_qp_init_rd_atom);
 	cq = ib_alloc_cq(dev, xprt, depth + 1, 0, IB_POLL_WORKQUEUE);
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
@@ -79,7 +86,7 @@ int xrdma_ep_setup_qp(struct xrdma_ep *ep, struct xrdma_xprt *xprt)
 	attr.qp_context = ep;
 	attr.send_cq = ep->send_cq;
 	attr.recv_cq = ep->recv_cq;
-	attr.cap.max_send_wr = depth + 1;
+	attr.cap.max_send_wr = xrdma_sq_depth(depth);
 	attr.cap.max_recv_wr = depth + 1;
 	attr.cap.max_send_sge = 1;
 	attr.cap.max_recv_sge = 1;

@@ -45,8 +45,13 @@ static int xrdma_xprt_buffers(struct xrdma_xprt *xprt)
 	rc = xrdma_sendctx_create(xprt);
 	if (rc)
 		goto out_reps;
+	rc = xrdma_rctx_create(xprt);
+	if (rc)
+		goto out_sendctx;
 	return 0;
 
+out_sendctx:
+	xrdma_sendctx_destroy(xprt);
 out_reps:
 	xrdma_pool_destroy(&xprt->reps);
 out_reqs:
@@ -89,8 +94,10 @@ struct xrdma_xprt *xrdma_xprt_alloc(const struct xrdma_opts *opts,
 	INIT_WORK(&xprt->disconnect_work, xrdma_disconnect_worker);
 	INIT_DELAYED_WORK(&xprt->reconnect_work, xrdma_reconnect_worker);
 	INIT_LIST_HEAD(&xprt->lsn_node);
+	xrdma_frwr_init(xprt);
 	rc = xrdma_xprt_buffers(xprt);
 	if (rc) {
+		xrdma_frwr_destroy(xprt);
 		kfree(xprt);
 		return ERR_PTR(rc);
 	}
@@ -118,6 +125,10 @@ EXPORT_SYMBOL_GPL(xrdma_xprt_create);
  * xrdma_xprt_destroy() - disconnect and free a transport
  * @xprt: the transport
  *
+ * xrdma_ops.closed runs once the connection is gone; memory
+ * registrations the user did not give back by its end are freed, and
+ * their handles with them.
+ *
  * Context: process context, may sleep; not from @xprt's own callbacks.
  */
 void xrdma_xprt_destroy(struct xrdma_xprt *xprt)
@@ -129,6 +140,10 @@ void xrdma_xprt_destroy(struct xrdma_xprt *xprt)
 	mutex_lock(&xprt->mutex);
 	xrdma_ep_teardown(xprt);
 	mutex_unlock(&xprt->mutex);
+	if (xprt->ops->closed)
+		xprt->ops->closed(xprt);
+	xrdma_frwr_destroy(xprt);
+	xrdma_rctx_destroy(xprt);
 	xrdma_sendctx_destroy(xprt);
 	xrdma_pool_destroy(&xprt->reps);
 	xrdma_pool_destroy(&xprt->reqs);
@@ -178,7 +193,8 @@ void xrdma_xprt_attach(struct xrdma_xprt *xprt, struct xrdma_ep *ep)
  * @ep: its endpoint, with a QP
  *
  * Receives go up before the connect request or the accept: the peer
- * may send as soon as it sees the connection.
+ * may send as soon as it sees the connection.  The FRWR pool gets the
+ * connection's PD and its first MRs.
  *
  * Context: process context (or the accepting handler), may sleep.
  * Return: 0, or a negative errno with the buffers unmapped.
@@ -196,6 +212,7 @@ int xrdma_xprt_start(struct xrdma_xprt *xprt, struct xrdma_ep *ep)
 		xrdma_pool_unmap(&xprt->reqs);
 		return rc;
 	}
+	xrdma_frwr_attach(xprt, ep);
 	xrdma_post_recvs(xprt);
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/scatterlist.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -140,6 +141,127 @@ unsigned int xrdma_pool_nfree(struct xrdma_pool *pool);
 int xrdma_pool_map(struct xrdma_pool *pool, struct ib_device *dev);
 void xrdma_pool_unmap(struct xrdma_pool *pool);
 
+/* The FRWR pool of a connection: MRs made when it starts, the most it
+ * ever has, and the level under which the refill work tops it up.
+ */
+#define XRDMA_FRWR_START	2
+#define XRDMA_FRWR_TARGET	4
+#define XRDMA_FRWR_MAX		16
+/* Pages of one registration: XRDMA_MAX_RDMA bytes at any offset (the
+ * spare page also keeps rxe 6.1, which reads one map pointer past an MR
+ * whose pages fill its maps exactly, in bounds at 1 MiB).
+ */
+#define XRDMA_FRWR_PAGES	(XRDMA_MAX_RDMA / PAGE_SIZE + 1)
+/* RDMA READs in flight each way, at most (the device may allow fewer). */
+#define XRDMA_RD_ATOM		16
+
+/**
+ * struct xrdma_frwr_count - the arithmetic of an MR pool
+ * @total: MRs that exist or are being made (free, in use, reserved)
+ * @free: MRs ready for a registration
+ * @target: how many the refill work makes free
+ * @low: refill once fewer than this are free
+ * @max: never more than this in all
+ *
+ * Pure bookkeeping, with no locking of its own: the pool's mutex
+ * protects it.
+ */
+struct xrdma_frwr_count {
+	unsigned int total;
+	unsigned int free;
+	unsigned int target;
+	unsigned int low;
+	unsigned int max;
+};
+
+int xrdma_frwr_count_init(struct xrdma_frwr_count *c, unsigned int target,
+			  unsigned int low, unsigned int max);
+bool xrdma_frwr_count_take(struct xrdma_frwr_count *c);
+void xrdma_frwr_count_give(struct xrdma_frwr_count *c);
+void xrdma_frwr_count_lose(struct xrdma_frwr_count *c);
+bool xrdma_frwr_count_low(const struct xrdma_frwr_count *c);
+unsigned int xrdma_frwr_count_reserve(struct xrdma_frwr_count *c,
+				      unsigned int want);
+void xrdma_frwr_count_made(struct xrdma_frwr_count *c, unsigned int made,
+			   unsigned int reserved);
+u32 xrdma_frwr_next_rkey(u32 rkey);
+
+/* The states of an MR; see frwr.c. */
+enum xrdma_mr_state {
+	XRDMA_MR_FREE,
+	XRDMA_MR_BUSY,
+	XRDMA_MR_DEAD,
+};
+
+/**
+ * struct xrdma_mr - one FRWR memory region and what it registers
+ * @node: on the pool's free, busy or dead list
+ * @ibmr: the MR; NULL once dead
+ * @cqe: completion entry of its REG_MR and LOCAL_INV
+ * @done: completed by those completions
+ * @wc_status: the status of the last one
+ * @state: free, lent to a user (busy) or dead (under the pool's mutex)
+ * @sg: the pages of the registered memory, XRDMA_FRWR_PAGES entries
+ * @nents: entries of @sg in use
+ * @mapped: the DMA mapping of @sg, 0 when unmapped
+ * @len: bytes registered
+ * @registered: the device holds a valid key for it: invalidate first
+ */
+struct xrdma_mr {
+	struct list_head node;
+	struct ib_mr *ibmr;
+	struct ib_cqe cqe;
+	struct completion done;
+	int wc_status;
+	enum xrdma_mr_state state;
+	struct scatterlist *sg;
+	unsigned int nents;
+	int mapped;
+	u32 len;
+	bool registered;
+};
+
+/**
+ * struct xrdma_frwr - a transport's FRWR pool
+ * @mutex: protects everything here and the state of each MR
+ * @free: MRs ready for a registration
+ * @busy: MRs lent to the user
+ * @dead: MRs whose connection went while the user held them
+ * @count: the pool's arithmetic
+ * @pd: the connection's PD while attached, NULL otherwise
+ * @dev: its device
+ * @max_pages: pages one MR maps (the device's limit or ours)
+ * @refill_work: tops the pool up to its target
+ *
+ * The lists persist with the transport; the MRs belong to one
+ * connection and go at its teardown.
+ */
+struct xrdma_frwr {
+	struct mutex mutex;	/* lists, count, pd */
+	struct list_head free;
+	struct list_head busy;
+	struct list_head dead;
+	struct xrdma_frwr_count count;
+	struct ib_pd *pd;
+	struct ib_device *dev;
+	unsigned int max_pages;
+	struct work_struct refill_work;
+};
+
+/**
+ * struct xrdma_rctx - the context of one RDMA READ or WRITE in flight
+ * @node: on the transport's free list while free
+ * @cqe: its completion entry
+ * @cookie: the user's, for xrdma_ops.rdma_done
+ * @len: bytes it moves
+ */
+struct xrdma_rctx {
+	struct list_head node;
+	struct ib_cqe cqe;
+	u64 cookie;
+	u32 len;
+};
+
 /**
  * struct xrdma_hdr - the header in front of every message on the wire
  * @credits: the sender's receives posted, cumulative
@@ -206,6 +328,7 @@ struct xrdma_cm_ctx {
  * @passive: accepted by a listener, not connected by us
  * @inline_send: the largest message this connection sends, with header
  * @inline_recv: the largest it receives, with header
+ * @rd_atom: RDMA READs this end may have in flight, and serve, at once
  */
 struct xrdma_ep {
 	struct xrdma_cm_ctx ctx;
@@ -226,6 +349,7 @@ struct xrdma_ep {
 	bool passive;
 	u32 inline_send;
 	u32 inline_recv;
+	u8 rd_atom;
 };
 
 /**
@@ -255,6 +379,9 @@ struct xrdma_ep {
  * @lsn: the listener for an accepted transport, else NULL
  * @lsn_node: on the listener's list
  * @info: counters (under @send_lock)
+ * @frwr: the FRWR pool
+ * @rctx: the RDMA READ and WRITE contexts, @opts.depth of them
+ * @rctx_free: the free ones (under @send_lock)
  */
 struct xrdma_xprt {
 	struct xrdma_opts opts;
@@ -281,6 +408,9 @@ struct xrdma_xprt {
 	struct xrdma_listener *lsn;
 	struct list_head lsn_node;
 	struct xrdma_info info;
+	struct xrdma_frwr frwr;
+	struct xrdma_rctx *rctx;
+	struct list_head rctx_free;
 };
 
 /**
@@ -355,6 +485,19 @@ void xrdma_send_credit_update(struct xrdma_xprt *xprt);
 /* recv.c */
 void xrdma_post_recvs(struct xrdma_xprt *xprt);
 void xrdma_flush_disconnect(struct xrdma_xprt *xprt, const struct ib_wc *wc);
+
+/* frwr.c */
+void xrdma_frwr_init(struct xrdma_xprt *xprt);
+void xrdma_frwr_attach(struct xrdma_xprt *xprt, struct xrdma_ep *ep);
+void xrdma_frwr_detach(struct xrdma_xprt *xprt);
+void xrdma_frwr_destroy(struct xrdma_xprt *xprt);
+
+/* rdma.c */
+int xrdma_rctx_create(struct xrdma_xprt *xprt);
+void xrdma_rctx_destroy(struct xrdma_xprt *xprt);
+void xrdma_rctx_reset(struct xrdma_xprt *xprt);
+int xrdma_post_wr(struct xrdma_xprt *xprt, const struct ib_send_wr *wr);
+unsigned int xrdma_sq_depth(unsigned int depth);
 
 /* listen.c */
 void xrdma_listener_retire(struct xrdma_xprt *xprt);

@@ -25,6 +25,8 @@ static struct config_item *xrping_make_server(struct config_group *group,
 	if (!srv)
 		return ERR_PTR(-ENOMEM);
 	mutex_init(&srv->lock);
+	spin_lock_init(&srv->peers_lock);
+	INIT_LIST_HEAD(&srv->peers);
 	srv->port = XRPING_DEFAULT_PORT;
 	srv->opts = xrping_default_opts;
 	config_item_init_type_name(&srv->item, name, &xrping_server_type);

@@ -49,31 +49,6 @@ struct xrping_conn {
 	u64 connects;
 };
 
-static u8 xrping_byte(u32 seq, u32 i)
-{
-	return (u8)((seq + 1) * 0x9d + i * 13 + (seq >> 8));
-}
-
-static void xrping_fill(u8 *buf, u32 size, u32 seq)
-{
-	u32 i;
-
-	for (i = 0; i < size; i++)
-		buf[i] = xrping_byte(seq, i);
-}
-
-static bool xrping_valid(const u8 *buf, u32 len, u32 size, u32 seq)
-{
-	u32 i;
-
-	if (len != size)
-		return false;
-	for (i = 0; i < size; i++)
-		if (buf[i] != xrping_byte(seq, i))
-			return false;
-	return true;
-}
-
 /* Runs in the receive CQ's work item, one echo at a time, in order. */
 static void xrping_client_recv(struct xrdma_xprt *xprt, const void *data,
 			       u32 len)
@@ -315,8 +290,10 @@ void xrping_run(const struct xrping_params *p, struct xrping_result *res)
 		res->rc = xrping_pingpong(p, conns, rtt, res);
 		res->elapsed_ns = ktime_get_ns() - start;
 	}
-	if (res->messages)
+	if (res->messages) {
+		res->has_lat = true;
 		xrping_latency(rtt, res->messages, res);
+	}
 	res->bytes = res->messages * p->size * 2;
 	for (i = 0; i < p->conns; i++)
 		xrping_close(&conns[i], res);

@@ -17,11 +17,21 @@ static struct xrping_server *to_server(struct config_item *item)
 	return container_of(item, struct xrping_server, item);
 }
 
-/* Runs in the receive CQ's work item of an accepted transport. */
+/* Runs in the receive CQ's work item of an accepted transport: a
+ * control request is answered, a message for a sink is taken, anything
+ * else is echoed.
+ */
 static void xrping_echo(struct xrdma_xprt *xprt, const void *data, u32 len)
 {
 	struct xrping_server *srv = xrdma_xprt_priv(xprt);
+	struct xrping_ctl ctl;
 
+	if (xrping_ctl_parse(data, len, &ctl)) {
+		xrping_server_ctl(srv, xprt, &ctl);
+		return;
+	}
+	if (xrping_server_sink(srv, xprt, data, len))
+		return;
 	if (xrdma_send(xprt, data, len))
 		atomic64_inc(&srv->errors);
 	else
@@ -30,6 +40,7 @@ static void xrping_echo(struct xrdma_xprt *xprt, const void *data, u32 len)
 
 static const struct xrdma_ops xrping_server_ops = {
 	.recv = xrping_echo,
+	.closed = xrping_server_closed,
 };
 
 static ssize_t xrping_server_addr_show(struct config_item *item, char *page)
@@ -189,9 +200,14 @@ static ssize_t xrping_server_stats_show(struct config_item *item, char *page)
 	if (srv->lsn)
 		accepted = xrdma_listener_count(srv->lsn);
 	mutex_unlock(&srv->lock);
-	return sysfs_emit(page, "accepted %u\nechoed %lld\nerrors %lld\n",
+	return sysfs_emit(page,
+			  "accepted %u\nechoed %lld\nerrors %lld\nregistered %lld\nverified %lld\nbad %lld\nsunk %lld\n",
 			  accepted, atomic64_read(&srv->echoed),
-			  atomic64_read(&srv->errors));
+			  atomic64_read(&srv->errors),
+			  atomic64_read(&srv->registered),
+			  atomic64_read(&srv->verified),
+			  atomic64_read(&srv->bad),
+			  atomic64_read(&srv->sunk));
 }
 
 CONFIGFS_ATTR(xrping_server_, addr);

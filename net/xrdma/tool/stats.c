@@ -93,6 +93,23 @@ static int xrping_format_steps(const struct xrping_result *res, char *page,
 	return at;
 }
 
+/* What the FRWR pool and the RDMA path of the client's transport did. */
+static int xrping_format_rdma(const struct xrping_result *res, char *page,
+			      int at)
+{
+	const struct xrdma_info *x = &res->xinfo;
+
+	at += sysfs_emit_at(page, at,
+			    "rkeys %llu\nrkeys_distinct %llu\nrdma_ops %llu\nrdma_bytes %llu\n",
+			    res->rkeys, res->rkeys_distinct, x->rdma_ops,
+			    x->rdma_bytes);
+	at += sysfs_emit_at(page, at,
+			    "mr_regs %llu\nmr_invs %llu\nmr_refills %llu\nmr_dropped %llu\nmr_last_rkey 0x%08x\n",
+			    x->mr_regs, x->mr_invs, x->mr_refills,
+			    x->mr_dropped, x->mr_last_rkey);
+	return at;
+}
+
 /**
  * xrping_format() - the results of a run as text
  * @p: the run's parameters
@@ -114,14 +131,15 @@ int xrping_format(const struct xrping_params *p,
 			    res->rc || res->errors ? "fail" : "pass",
 			    res->rc);
 	at += sysfs_emit_at(page, at,
-			    "mode pingpong\nsize %u\ncount %u\nconnections %u\nwindow %u\ndepth %u\n",
+			    "op %s\nmode %s\nsize %u\ncount %u\nconnections %u\nwindow %u\ndepth %u\n",
+			    xrping_op_names[p->op], xrping_mode_names[p->mode],
 			    p->size, p->count, p->conns, p->window,
 			    p->opts.depth);
 	at += sysfs_emit_at(page, at,
-			    "messages %llu\nerrors %llu\nreconnects %llu\nelapsed_us %llu\n",
+			    "messages %llu\nerrors %llu\nreconnects %llu\nelapsed_us %llu\nbytes %llu\n",
 			    res->messages, res->errors, res->reconnects,
-			    div_u64(res->elapsed_ns, 1000));
-	if (res->messages)
+			    div_u64(res->elapsed_ns, 1000), res->bytes);
+	if (res->has_lat)
 		at += sysfs_emit_at(page, at,
 				    "lat_min_ns %llu\nlat_median_ns %llu\nlat_avg_ns %llu\nlat_p99_ns %llu\nlat_p99.9_ns %llu\n",
 				    res->lat_min, res->lat_median,
@@ -129,5 +147,7 @@ int xrping_format(const struct xrping_params *p,
 				    res->lat_p999);
 	at += sysfs_emit_at(page, at, "gbps %llu.%03llu\nmsg_per_sec %llu\n",
 			    div_u64(mbps, 1000), mbps % 1000, rate);
+	if (p->op != XRPING_OP_SEND && p->mode != XRPING_MODE_FLOOR)
+		at = xrping_format_rdma(res, page, at);
 	return xrping_format_steps(res, page, at);
 }

@@ -76,7 +76,7 @@ static ssize_t xrping_test_##name##_store(struct config_item *item,	\
 CONFIGFS_ATTR(xrping_test_, name)
 
 XRPING_TEST_UINT(port, port, 1, 65535);
-XRPING_TEST_UINT(size, size, 1, XRDMA_MAX_INLINE);
+XRPING_TEST_UINT(size, size, 1, XRPING_MAX_SIZE);
 XRPING_TEST_UINT(count, count, 1, XRPING_MAX_COUNT);
 XRPING_TEST_UINT(conns, conns, 1, XRPING_MAX_CONNS);
 XRPING_TEST_UINT(window, window, 1, XRDMA_MAX_DEPTH);
@@ -86,12 +86,100 @@ XRPING_TEST_UINT(inline_size, opts.inline_size, XRDMA_MIN_INLINE,
 XRPING_TEST_UINT(timeout_ms, opts.timeout_ms, 1, 60000);
 XRPING_TEST_UINT(reconnect_ms, opts.reconnect_ms, 0, 60000);
 
+/**
+ * struct xrping_names - the values a named option takes
+ * @names: their names, by value
+ * @n: how many
+ */
+struct xrping_names {
+	const char *const *names;
+	u32 n;
+};
+
+static const struct xrping_names xrping_test_op_names = {
+	.names = xrping_op_names,
+	.n = XRPING_NR_OPS,
+};
+
+static const struct xrping_names xrping_test_mode_names = {
+	.names = xrping_mode_names,
+	.n = XRPING_NR_MODES,
+};
+
+static u32 *xrping_test_op_field(struct xrping_test *t)
+{
+	return &t->params.op;
+}
+
+static u32 *xrping_test_mode_field(struct xrping_test *t)
+{
+	return &t->params.mode;
+}
+
+/* A named option (op, mode): one of its names, stored as the index. */
+static ssize_t xrping_test_name_show(struct config_item *item, char *page,
+				     const struct xrping_names *names,
+				     u32 *(*field)(struct xrping_test *t))
+{
+	u32 v = *field(to_test(item));
+
+	return sysfs_emit(page, "%s\n", v < names->n ? names->names[v] : "?");
+}
+
+static ssize_t xrping_test_name_store(struct config_item *item,
+				      const char *page, size_t count,
+				      const struct xrping_names *names,
+				      u32 *(*field)(struct xrping_test *t))
+{
+	struct xrping_test *t = to_test(item);
+	int i = __sysfs_match_string(names->names, names->n, page);
+
+	if (i < 0)
+		return -EINVAL;
+	mutex_lock(&t->lock);
+	*field(t) = i;
+	mutex_unlock(&t->lock);
+	return count;
+}
+
+#define XRPING_TEST_NAME(name)						\
+static ssize_t xrping_test_##name##_show(struct config_item *item,	\
+					 char *page)			\
+{									\
+	return xrping_test_name_show(item, page,			\
+				     &xrping_test_##name##_names,	\
+				     xrping_test_##name##_field);	\
+}									\
+static ssize_t xrping_test_##name##_store(struct config_item *item,	\
+					  const char *page, size_t count) \
+{									\
+	return xrping_test_name_store(item, page, count,		\
+				      &xrping_test_##name##_names,	\
+				      xrping_test_##name##_field);	\
+}									\
+CONFIGFS_ATTR(xrping_test_, name)
+
+XRPING_TEST_NAME(op);
+XRPING_TEST_NAME(mode);
+
 static int xrping_test_check(const struct xrping_params *p)
 {
 	if (p->addr.ss_family == AF_UNSPEC)
 		return -EDESTADDRREQ;
-	if (p->size > p->opts.inline_size)
+	/* The floor runs SENDs and WRITEs only, of any size. */
+	if (p->mode == XRPING_MODE_FLOOR)
+		return p->op == XRPING_OP_READ || p->conns > 1 ||
+		       p->opts.reconnect_ms ? -EINVAL : 0;
+	/* A stale key is tried with one WRITE. */
+	if (p->mode == XRPING_MODE_STALE && p->op != XRPING_OP_WRITE)
+		return -EINVAL;
+	/* A Send carries at most the inline size; RDMA, a registration. */
+	if (p->op == XRPING_OP_SEND && p->size > p->opts.inline_size)
 		return -EMSGSIZE;
+	/* The RDMA and one-way runs use one connection and no reconnect. */
+	if ((p->op != XRPING_OP_SEND || p->mode == XRPING_MODE_BW) &&
+	    (p->conns > 1 || p->opts.reconnect_ms))
+		return -EINVAL;
 	/* More would leave echoes waiting for credits we cannot grant. */
 	if (p->window > p->opts.depth)
 		return -EINVAL;
@@ -99,6 +187,27 @@ static int xrping_test_check(const struct xrping_params *p)
 	if (p->opts.reconnect_ms && p->window > 1)
 		return -EINVAL;
 	return 0;
+}
+
+/* @p becomes what the run really used. */
+static void xrping_test_dispatch(struct xrping_params *p,
+				 struct xrping_result *res)
+{
+	if (p->mode == XRPING_MODE_FLOOR) {
+		xrping_run_floor(p, res);
+	} else if (p->op != XRPING_OP_SEND) {
+		xrping_run_rdma(p, res);
+	} else if (p->mode == XRPING_MODE_BW) {
+		xrping_run_send_bw(p, res);
+	} else if (p->mode == XRPING_MODE_DUPLEX) {
+		/* Echoes stream back while the messages stream out: a
+		 * full window keeps both directions busy at once.
+		 */
+		p->window = p->opts.depth;
+		xrping_run(p, res);
+	} else {
+		xrping_run(p, res);
+	}
 }
 
 static ssize_t xrping_test_run_store(struct config_item *item,
@@ -117,7 +226,8 @@ static ssize_t xrping_test_run_store(struct config_item *item,
 	rc = xrping_test_check(&t->params);
 	if (!rc) {
 		xrping_set_port(&t->params.addr, t->params.port);
-		xrping_run(&t->params, &t->result);
+		t->ran_params = t->params;
+		xrping_test_dispatch(&t->ran_params, &t->result);
 		t->ran = true;
 		rc = t->result.rc;
 	}
@@ -133,7 +243,7 @@ static ssize_t xrping_test_results_show(struct config_item *item,
 
 	mutex_lock(&t->lock);
 	if (t->ran)
-		len = xrping_format(&t->params, &t->result, page);
+		len = xrping_format(&t->ran_params, &t->result, page);
 	else
 		len = sysfs_emit(page, "status none\n");
 	mutex_unlock(&t->lock);
@@ -155,6 +265,8 @@ static struct configfs_attribute *xrping_test_attrs[] = {
 	&xrping_test_attr_inline_size,
 	&xrping_test_attr_timeout_ms,
 	&xrping_test_attr_reconnect_ms,
+	&xrping_test_attr_op,
+	&xrping_test_attr_mode,
 	&xrping_test_attr_run,
 	&xrping_test_attr_results,
 	NULL,

@@ -60,7 +60,7 @@ xrdma_server_stop() {
 # A test object keeps its attributes between runs: every run sets them
 # all, from these defaults and its own ATTR=VALUE words.
 XRDMA_TEST_DEFAULTS=(size=64 count=1000 conns=1 window=1 depth=16
-	inline_size=4096 timeout_ms=5000 reconnect_ms=0)
+	inline_size=4096 timeout_ms=5000 reconnect_ms=0 op=send mode=pingpong)
 
 # xrdma_test_setup NAME ADDR PORT [ATTR=VALUE...]: make the test object
 # (once; mkdir costs a process) and set its attributes.
@@ -134,12 +134,25 @@ xrdma_test_remove() {
 	done
 }
 
+# xrdma_server_stat NAME KEY: one figure of a server's stats.
+xrdma_server_stat() {
+	local line
+
+	while IFS= read -r line; do
+		if [ "${line%% *}" = "$2" ]; then
+			echo "${line#* }"
+			return 0
+		fi
+	done < "$XRPING_CFS/servers/$1/stats"
+	return 1
+}
+
 # xrdma_nothing_left: no RDMA resource (restrack) belongs to xrdma.
 xrdma_nothing_left() {
 	local out line show
 
 	show=$'resource show cm_id\nresource show qp\nresource show cq'
-	show+=$'\nresource show pd'
+	show+=$'\nresource show pd\nresource show mr'
 	out=$(rdma -f -b - 2> /dev/null <<< "$show") || true
 	while IFS= read -r line; do
 		if [[ $line == *xrdma* ]]; then

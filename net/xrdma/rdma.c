@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RDMA READ and WRITE between memory registered here (xrdma_mr_register)
+ * and memory the peer advertised.  Each operation in flight holds one
+ * of the transport's @opts.depth contexts and is signalled; its
+ * completion gives the context back and tells the user.  They share the
+ * send queue with the Sends and the MR work requests, which is sized
+ * for all of them (xrdma_sq_depth).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+
+#include "xrdma.h"
+
+/**
+ * xrdma_sq_depth() - send queue entries a connection needs
+ * @depth: the transport's queue depth
+ *
+ * Sends and RDMA operations, @depth each; one REG_MR or LOCAL_INV per
+ * MR at most (each is waited for); one for the drain.
+ *
+ * Context: any.
+ * Return: the number of entries.
+ */
+unsigned int xrdma_sq_depth(unsigned int depth)
+{
+	return 2 * depth + XRDMA_FRWR_MAX + 1;
+}
+
+/* May work requests be posted now?  0 with the connection in @epp;
+ * -EAGAIN on the passive side, which may hear from the peer before its
+ * ESTABLISHED (that wakes the send waiters); else -ENOTCONN.
+ */
+static int xrdma_ep_live(struct xrdma_xprt *xprt, struct xrdma_ep **epp)
+{
+	struct xrdma_ep *ep = xprt->ep;
+	int status;
+
+	lockdep_assert_held(&xprt->send_lock);
+	if (!ep || ep->draining || !ep->id->qp)
+		return -ENOTCONN;
+	status = READ_ONCE(ep->status);
+	if (!status)
+		return -EAGAIN;
+	if (status != XRDMA_CONNECTED)
+		return -ENOTCONN;
+	*epp = ep;
+	return 0;
+}
+
+static int xrdma_post_wr_try(struct xrdma_xprt *xprt,
+			     const struct ib_send_wr *wr)
+{
+	struct xrdma_ep *ep;
+	int rc;
+
+	spin_lock(&xprt->send_lock);
+	rc = xrdma_ep_live(xprt, &ep);
+	if (!rc) {
+		rc = ib_post_send(ep->id->qp, wr, NULL);
+		if (rc)
+			xrdma_ep_force_disconnect(ep);
+	}
+	spin_unlock(&xprt->send_lock);
+	return rc;
+}
+
+static bool xrdma_post_wr_tried(struct xrdma_xprt *xprt,
+				const struct ib_send_wr *wr, int *rc)
+{
+	*rc = xrdma_post_wr_try(xprt, wr);
+	return *rc != -EAGAIN;
+}
+
+/**
+ * xrdma_post_wr() - post a work request on the send queue
+ * @xprt: the transport
+ * @wr: the work request (one, not a chain)
+ *
+ * Refused once the drain of the connection began, so every WR posted
+ * here completes before teardown goes on.  On an accepted connection
+ * not yet ESTABLISHED it waits for that, at most the transport's
+ * timeout.  A failed post forces a disconnect.
+ *
+ * Context: process context, may sleep; takes the send lock.
+ * Return: 0, -ENOTCONN, -ETIMEDOUT, or the error of ib_post_send().
+ */
+int xrdma_post_wr(struct xrdma_xprt *xprt, const struct ib_send_wr *wr)
+{
+	long left = msecs_to_jiffies(xprt->opts.timeout_ms) + 1;
+	int rc = -EAGAIN;
+
+	wait_event_timeout(xprt->send_wait, xrdma_post_wr_tried(xprt, wr, &rc),
+			   left);
+	return rc == -EAGAIN ? -ETIMEDOUT : rc;
+}
+
+static void xrdma_wc_rdma(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct xrdma_rctx *rc = container_of(wc->wr_cqe, struct xrdma_rctx,
+					     cqe);
+	struct xrdma_xprt *xprt = cq->cq_context;
+	bool ok = wc->status == IB_WC_SUCCESS;
+	u64 cookie = rc->cookie;
+
+	spin_lock(&xprt->send_lock);
+	if (ok) {
+		xprt->info.rdma_ops++;
+		xprt->info.rdma_bytes += rc->len;
+	}
+	list_add(&rc->node, &xprt->rctx_free);
+	spin_unlock(&xprt->send_lock);
+	wake_up(&xprt->send_wait);
+	xprt->ops->rdma_done(xprt, cookie, ok ? 0 : -EIO);
+	xrdma_flush_disconnect(xprt, wc);
+}
+
+/**
+ * xrdma_rctx_create() - allocate the RDMA contexts of a transport
+ * @xprt: the transport being made
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int xrdma_rctx_create(struct xrdma_xprt *xprt)
+{
+	xprt->rctx = kcalloc(xprt->opts.depth, sizeof(*xprt->rctx),
+			     GFP_KERNEL);
+	if (!xprt->rctx)
+		return -ENOMEM;
+	xrdma_rctx_reset(xprt);
+	return 0;
+}
+
+/**
+ * xrdma_rctx_destroy() - free the RDMA contexts
+ * @xprt: the transport, with no connection
+ *
+ * Context: process context.
+ */
+void xrdma_rctx_destroy(struct xrdma_xprt *xprt)
+{
+	kfree(xprt->rctx);
+	xprt->rctx = NULL;
+}
+
+/**
+ * xrdma_rctx_reset() - every RDMA context free
+ * @xprt: the transport; no RDMA operation is in flight (its QP is
+ *	drained or destroyed, or it never had one)
+ *
+ * Context: process context.
+ */
+void xrdma_rctx_reset(struct xrdma_xprt *xprt)
+{
+	unsigned int i;
+
+	spin_lock(&xprt->send_lock);
+	INIT_LIST_HEAD(&xprt->rctx_free);
+	for (i = 0; i < xprt->opts.depth; i++) {
+		xprt->rctx[i].cqe.done = xrdma_wc_rdma;
+		list_add_tail(&xprt->rctx[i].node, &xprt->rctx_free);
+	}
+	spin_unlock(&xprt->send_lock);
+}
+
+static int xrdma_rdma_check(struct xrdma_xprt *xprt, struct xrdma_mr *mr,
+			    u32 offset, const struct xrdma_remote *rem,
+			    u32 roffset, u32 len)
+{
+	if (!xprt->ops->rdma_done)
+		return -EINVAL;
+	if (!len || len > XRDMA_MAX_RDMA)
+		return -EINVAL;
+	if (offset > mr->len || len > mr->len - offset)
+		return -EINVAL;
+	if (roffset > rem->len || len > rem->len - roffset)
+		return -EINVAL;
+	return 0;
+}
+
+/* One try under the send lock: -EAGAIN while every context is busy. */
+static int xrdma_rdma_try(struct xrdma_xprt *xprt, struct ib_rdma_wr *wr,
+			  struct xrdma_mr *mr, u32 offset, u64 cookie)
+{
+	struct ib_sge *sge = wr->wr.sg_list;
+	struct xrdma_rctx *rc;
+	struct xrdma_ep *ep;
+	struct ib_mr *ibmr;
+	int err;
+
+	spin_lock(&xprt->send_lock);
+	err = xrdma_ep_live(xprt, &ep);
+	if (err)
+		goto out;
+	/* A live connection has not been torn down since @mr was lent,
+	 * unless @mr belongs to an earlier one (then its MR is gone).
+	 */
+	ibmr = READ_ONCE(mr->ibmr);
+	err = -ENOTCONN;
+	if (!ibmr)
+		goto out;
+	err = -EAGAIN;
+	rc = list_first_entry_or_null(&xprt->rctx_free, struct xrdma_rctx,
+				      node);
+	if (!rc)
+		goto out;
+	list_del(&rc->node);
+	rc->cookie = cookie;
+	rc->len = sge->length;
+	sge->addr = ibmr->iova + offset;
+	sge->lkey = ibmr->lkey;
+	wr->wr.wr_cqe = &rc->cqe;
+	err = ib_post_send(ep->id->qp, &wr->wr, NULL);
+	if (err) {
+		list_add(&rc->node, &xprt->rctx_free);
+		xrdma_ep_force_disconnect(ep);
+	}
+out:
+	spin_unlock(&xprt->send_lock);
+	return err;
+}
+
+static bool xrdma_rdma_tried(struct xrdma_xprt *xprt, struct ib_rdma_wr *wr,
+			     struct xrdma_mr *mr, u32 offset, u64 cookie,
+			     int *rc)
+{
+	*rc = xrdma_rdma_try(xprt, wr, mr, offset, cookie);
+	return *rc != -EAGAIN;
+}
+
+/**
+ * xrdma_rdma() - start an RDMA WRITE or READ
+ * @xprt: a connected transport
+ * @op: XRDMA_RDMA_WRITE (local to remote) or XRDMA_RDMA_READ
+ * @mr: the local memory, registered on @xprt's current connection
+ * @offset: where in it the data starts
+ * @rem: the peer's memory, as it advertised it
+ * @roffset: where in that the data starts
+ * @len: bytes, 1 to XRDMA_MAX_RDMA, within both
+ * @cookie: handed to xrdma_ops.rdma_done with the outcome
+ *
+ * Waits for a free context (at most @opts.depth operations are in
+ * flight) for at most the transport's timeout.  On 0 the outcome comes
+ * exactly once through xrdma_ops.rdma_done; the local memory is the
+ * device's until then.
+ *
+ * Context: process context, may sleep; not from xrdma_ops.rdma_done.
+ * Return: 0 when posted; -EINVAL for a range outside either memory or
+ * no rdma_done callback; -ENOTCONN without a connection (or for @mr of
+ * an earlier connection); -ETIMEDOUT; -ERESTARTSYS on a signal; or the
+ * error of ib_post_send(), which forces a disconnect.
+ */
+int xrdma_rdma(struct xrdma_xprt *xprt, enum xrdma_rdma_op op,
+	       struct xrdma_mr *mr, u32 offset,
+	       const struct xrdma_remote *rem, u32 roffset, u32 len,
+	       u64 cookie)
+{
+	long left = msecs_to_jiffies(xprt->opts.timeout_ms) + 1;
+	struct ib_sge sge = { .length = len };
+	struct ib_rdma_wr wr = {
+		.wr.sg_list = &sge,
+		.wr.num_sge = 1,
+		.wr.send_flags = IB_SEND_SIGNALED,
+		.wr.opcode = op == XRDMA_RDMA_READ ? IB_WR_RDMA_READ :
+						     IB_WR_RDMA_WRITE,
+		.remote_addr = rem->addr + roffset,
+		.rkey = rem->rkey,
+	};
+	int rc;
+
+	rc = xrdma_rdma_check(xprt, mr, offset, rem, roffset, len);
+	if (rc)
+		return rc;
+	rc = -EAGAIN;
+	left = wait_event_interruptible_timeout(xprt->send_wait,
+						xrdma_rdma_tried(xprt, &wr, mr,
+								 offset,
+								 cookie, &rc),
+						left);
+	if (left < 0)
+		return left;
+	return rc == -EAGAIN ? -ETIMEDOUT : rc;
+}
+EXPORT_SYMBOL_GPL(xrdma_rdma);

@@ -1,0 +1,184 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# xrdma's FRWR pool, RDMA WRITE and READ, and xrping's bandwidth and
+# duplex modes end to end, over RoCE (rxe0) and iWARP (siw0):
+# - a WRITE under a key the server invalidated is refused;
+# - WRITE and READ ping-pong at 1 B, 4 KiB, 64 KiB and 1 MiB, every
+#   message checked against the pattern of its number (WRITEs by the
+#   server, READs here), each registration under a key never seen
+#   before in the run, every registration invalidated again;
+# - bandwidth streams of Sends, WRITEs and READs and duplex runs that
+#   must move exactly the bytes they claim, with 0 errors;
+# - the verbs floor (bare QPs, no xrdma) moves what it claims too;
+# - the pool refilled itself from its work item;
+# - rxe0 removed in the middle of a WRITE stream, with MRs registered at
+#   both ends: the run fails cleanly and the device unregisters;
+# - nothing left behind.
+. "$CM_TOP/tests/e2e/lib/common.sh"
+# shellcheck source=tests/e2e/xrdma/xrdma_lib.sh
+. "$CM_TOP/tests/e2e/xrdma/xrdma_lib.sh"
+
+port=18525
+failed=0
+
+bad() {
+	echo "FAIL: $1" >&2
+	printf '    %s\n' "${xrdma_results[@]}" >&2
+	failed=$((failed + 1))
+}
+
+# check WHAT MESSAGES BYTES: the last run passed, completed MESSAGES
+# messages, moved BYTES bytes and found no error.
+check() {
+	if [ "${xrdma_r[status]:-}" != pass ] ||
+	   [ "${xrdma_r[messages]:-}" != "$2" ] ||
+	   [ "${xrdma_r[bytes]:-}" != "$3" ] ||
+	   [ "${xrdma_r[errors]:-}" != 0 ]; then
+		bad "$1"
+		return 1
+	fi
+}
+
+# check_keys WHAT MIN: at least MIN registrations advertised, every key
+# distinct; the client invalidated each of its registrations and lost
+# no MR.
+check_keys() {
+	if [ "${xrdma_r[rkeys]:-0}" -lt "$2" ] ||
+	   [ "${xrdma_r[rkeys_distinct]:-}" != "${xrdma_r[rkeys]:-}" ] ||
+	   [ "${xrdma_r[mr_regs]:-}" != "${xrdma_r[mr_invs]:-}" ] ||
+	   [ "${xrdma_r[mr_dropped]:-}" != 0 ]; then
+		bad "$1: registrations"
+		return 1
+	fi
+}
+
+# pingpong NAME ADDR OP SIZE COUNT: validated WRITEs or READs.  The
+# server registers its buffer once to expose it and again after each
+# check (WRITE) or refill for the next message (READ).
+pingpong() {
+	local what="$1 $3 size $4" keys=$(($5 + 1))
+
+	[ "$3" = write ] || keys=$5
+	xrdma_test t "$2" "$port" "op=$3" mode=pingpong "size=$4" \
+		"count=$5" || true
+	check "$what" "$5" $(($4 * $5)) || return 0
+	check_keys "$what" "$keys" || return 0
+	refills=$((refills + ${xrdma_r[mr_refills]:-0}))
+	echo "ok: $what: $5 validated, median ${xrdma_r[lat_median_ns]} ns," \
+		"${xrdma_r[gbps]} Gb/s, ${xrdma_r[rkeys_distinct]} distinct" \
+		"rkeys (last local ${xrdma_r[mr_last_rkey]})"
+}
+
+# stream NAME ADDR OP MODE SIZE COUNT OPS WAYS [ATTR=VALUE...]: a
+# bandwidth or duplex run of COUNT messages, each OPS operations (RDMA
+# duplex: a WRITE and a READ) and carried WAYS ways (Send duplex: out
+# and echoed back).
+stream() {
+	local what="$1 $3 $4 size $5" want=$(($6 * $7))
+
+	xrdma_test t "$2" "$port" "op=$3" "mode=$4" "size=$5" "count=$6" \
+		"${@:9}" || true
+	check "$what" "$want" $(($6 * $5 * $8)) || return 0
+	echo "ok: $what: $want messages, ${xrdma_r[bytes]} bytes," \
+		"${xrdma_r[gbps]} Gb/s, ${xrdma_r[msg_per_sec]} msg/s"
+}
+
+xrdma_load || fail "cannot load xrdma.ko and xrping.ko"
+servers=(rxe4 "$CM_RXE_ADDR4" siw4 "$CM_SIW_ADDR4" rxe6 "$CM_RXE_ADDR6")
+for ((i = 0; i < ${#servers[@]}; i += 2)); do
+	xrdma_server_start "${servers[i]}" "${servers[i + 1]}" "$port" \
+		inline_size=65536 || fail "cannot start server ${servers[i]}"
+done
+
+refills=0
+for ((i = 0; i < 4; i += 2)); do
+	name=${servers[i]} addr=${servers[i + 1]}
+	for op in write read; do
+		pingpong "$name" "$addr" "$op" 1 8
+		pingpong "$name" "$addr" "$op" 4096 8
+		pingpong "$name" "$addr" "$op" 65536 4
+		pingpong "$name" "$addr" "$op" 1048576 2
+	done
+	stream "$name" "$addr" write bw 65536 128 1 1 window=16
+	stream "$name" "$addr" read bw 65536 128 1 1 window=16
+	stream "$name" "$addr" write bw 1048576 8 1 1 window=4
+	stream "$name" "$addr" read bw 1048576 8 1 1 window=4
+	stream "$name" "$addr" write duplex 65536 64 2 2 window=16
+	stream "$name" "$addr" send bw 4096 2000 1 1
+	stream "$name" "$addr" send duplex 4096 1000 1 2
+	stream "$name" "$addr" send floor 4096 200 1 2
+	stream "$name" "$addr" write floor 65536 128 1 1 window=16
+	stream "$name" "$addr" write floor 1048576 4 1 1
+	# A key the server invalidated (and replaced) must not work.
+	xrdma_test t "$addr" "$port" op=write mode=stale size=4096 || true
+	if check "$name stale rkey" 1 0; then
+		echo "ok: $name: a WRITE under an invalidated rkey was refused"
+	fi
+done
+pingpong rxe6 "$CM_RXE_ADDR6" write 4096 4
+pingpong rxe6 "$CM_RXE_ADDR6" read 4096 4
+
+# The pool starts with 2 MRs; the work item tops it up once a
+# registration leaves it low.
+if [ "$refills" -lt 1 ]; then
+	echo "FAIL: the FRWR pool was never refilled" >&2
+	failed=$((failed + 1))
+else
+	echo "ok: the FRWR pool was refilled $refills times"
+fi
+
+# Every server side check found its pattern.
+for ((i = 0; i < ${#servers[@]}; i += 2)); do
+	if ! nbad=$(xrdma_server_stat "${servers[i]}" bad) || [ "$nbad" != 0 ]; then
+		echo "FAIL: server ${servers[i]} found ${nbad:-?} bad buffers" >&2
+		failed=$((failed + 1))
+	fi
+done
+echo "server rxe4: registered $(xrdma_server_stat rxe4 registered)," \
+	"verified $(xrdma_server_stat rxe4 verified)"
+
+# Device removal in the middle of a WRITE stream: both ends hold
+# registrations; teardown destroys them, so rxe0 unregisters (rdma link
+# delete returns), and the run ends with an error instead of hanging.
+xrdma_test_start dr "$CM_RXE_ADDR4" "$port" op=write mode=bw size=65536 \
+	count=1000000 window=16 || true
+nap 2
+rdma link delete rxe0 || fail "rxe0 did not unregister"
+if xrdma_test_finish dr || [ "${xrdma_r[status]:-}" != fail ]; then
+	bad "the stream survived the removal of its device"
+else
+	echo "ok: rxe0 unregistered under a WRITE stream" \
+		"(${xrdma_r[messages]} WRITEs done, error ${xrdma_r[error]})"
+fi
+rdma link add rxe0 type rxe netdev veth0 || fail "cannot add rxe0 again"
+wait_for "rxe0 active" port_active rxe0
+wait_for "rxe0's GIDs" rxe0_gids_whole
+
+# Past the limits: refused, not truncated.
+if xrdma_put "$XRPING_CFS/tests/t/size" 1048577 2> /dev/null; then
+	echo "FAIL: a size over 1 MiB was accepted" >&2
+	failed=$((failed + 1))
+else
+	echo "ok: size over 1 MiB refused"
+fi
+if xrdma_test t "$CM_RXE_ADDR4" "$port" op=send size=65537 \
+	inline_size=65536; then
+	echo "FAIL: a Send over the inline size was accepted" >&2
+	failed=$((failed + 1))
+else
+	echo "ok: Send over the inline size refused"
+fi
+
+xrdma_test_remove t dr || failed=$((failed + 1))
+for ((i = 0; i < ${#servers[@]}; i += 2)); do
+	xrdma_server_stop "${servers[i]}" || failed=$((failed + 1))
+done
+# Every MR, QP, CQ, PD and id the module made is gone, and rmmod finds
+# no endpoint left.
+if ! wait_for "no xrdma resources left" xrdma_nothing_left; then
+	failed=$((failed + 1))
+fi
+xrdma_unload || fail "cannot unload xrping and xrdma"
+[ "$failed" = 0 ] || fail "$failed checks failed"
+echo "all xrdma RDMA checks passed"
