@@ -36,7 +36,10 @@ static int xrdma_accept_ep(struct xrdma_xprt *xprt, struct xrdma_ep *ep,
 	return rdma_accept(ep->id, &param);
 }
 
-/* Undo a failed accept.  The CM destroys the id when we return 1. */
+/* Undo a failed accept.  The CM destroys the id when we return 1.  The
+ * endpoint is unhooked first, so that the flush of its receives queues
+ * no disconnect: the transport then goes without its mutex.
+ */
 static void xrdma_accept_undo(struct xrdma_xprt *xprt, struct xrdma_ep *ep)
 {
 	spin_lock(&xprt->send_lock);
@@ -47,7 +50,7 @@ static void xrdma_accept_undo(struct xrdma_xprt *xprt, struct xrdma_ep *ep)
 	xrdma_pool_unmap(&xprt->reqs);
 	xrdma_pool_unmap(&xprt->reps);
 	xrdma_ep_free(ep);
-	xrdma_xprt_destroy(xprt);
+	xrdma_xprt_free(xprt);
 }
 
 static int xrdma_listener_accept(struct xrdma_listener *lsn,
@@ -64,7 +67,7 @@ static int xrdma_listener_accept(struct xrdma_listener *lsn,
 	xprt->lsn = lsn;
 	ep = xrdma_ep_alloc(xprt);
 	if (!ep) {
-		xrdma_xprt_destroy(xprt);
+		xrdma_xprt_free(xprt);
 		return 1;
 	}
 	ep->id = id;

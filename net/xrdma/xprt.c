@@ -142,6 +142,23 @@ void xrdma_xprt_destroy(struct xrdma_xprt *xprt)
 	mutex_unlock(&xprt->mutex);
 	if (xprt->ops->closed)
 		xprt->ops->closed(xprt);
+	xrdma_xprt_free(xprt);
+}
+EXPORT_SYMBOL_GPL(xrdma_xprt_destroy);
+
+/**
+ * xrdma_xprt_free() - free a transport that has no connection left
+ * @xprt: the transport: no endpoint, no disconnect or reconnect queued
+ *
+ * The end of xrdma_xprt_destroy(), without its disconnect, and so
+ * without taking @xprt->mutex: a CONNECT_REQUEST handler whose accept
+ * failed frees its new transport here, under the id's handler mutex,
+ * which the connect side takes inside @xprt->mutex.
+ *
+ * Context: process context, may sleep.
+ */
+void xrdma_xprt_free(struct xrdma_xprt *xprt)
+{
 	xrdma_frwr_destroy(xprt);
 	xrdma_rctx_destroy(xprt);
 	xrdma_sendctx_destroy(xprt);
@@ -152,7 +169,6 @@ void xrdma_xprt_destroy(struct xrdma_xprt *xprt)
 	mutex_destroy(&xprt->mutex);
 	kfree(xprt);
 }
-EXPORT_SYMBOL_GPL(xrdma_xprt_destroy);
 
 /**
  * xrdma_xprt_priv() - the pointer given at creation

@@ -466,6 +466,7 @@ struct xrdma_xprt *xrdma_xprt_alloc(const struct xrdma_opts *opts,
 				    const struct xrdma_ops *ops, void *priv);
 void xrdma_xprt_attach(struct xrdma_xprt *xprt, struct xrdma_ep *ep);
 int xrdma_xprt_start(struct xrdma_xprt *xprt, struct xrdma_ep *ep);
+void xrdma_xprt_free(struct xrdma_xprt *xprt);
 void xrdma_step_done(struct xrdma_xprt *xprt, enum xrdma_step step,
 		     u64 start);
 
