@@ -284,8 +284,12 @@ static void cma_release_work(struct work_struct *work)
  * references happens on another workqueue: cma_wq is ordered, and work
  * queued behind the caller may hold one of them.
  *
- * Context: a cma_wq work item, with @cid->handler_mutex held; returns with
- * it released. The id is DESTROYING when this returns, and freed soon.
+ * The same for an InfiniBand multicast answer (cma_mcast.c): leaving the
+ * group waits for the answer to return.
+ *
+ * Context: a cma_wq work item or an ib_sa multicast answer, with
+ * @cid->handler_mutex held; returns with it released. The id is
+ * DESTROYING when this returns, and freed soon.
  */
 void cma_destroy_handler_unlock_deferred(struct cma_id *cid)
 {

@@ -1,20 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Multicast on RoCE. There is no SA to join through: the CM maps the IP
- * group to a multicast GID, joins the IP group on the netdev (IGMP for
- * IPv4, MLD for IPv6, so switches forward the traffic) unless the join is
- * send-only, and hands the consumer the address handle of the group in a
+ * Multicast.
+ *
+ * On RoCE there is no SA to join through: the CM maps the IP group to a
+ * multicast GID, joins the IP group on the netdev (IGMP for IPv4, MLD for
+ * IPv6, so switches forward the traffic) unless the join is send-only,
+ * and hands the consumer the address handle of the group in a
  * MULTICAST_JOIN event. The in-box CM refuses IPv6 groups on RoCEv2; here
  * they join with MLD.
+ *
+ * On InfiniBand the SA keeps the groups: the IP group maps to an MGID as
+ * IPoIB maps it (with the rdma_cm's signature for the UDP port space),
+ * and ib_sa joins it, answering with the group's member record (or, then
+ * or later, an error) in its own context; each answer becomes a
+ * MULTICAST_JOIN or MULTICAST_ERROR event. Leaving frees the join, which
+ * waits for an answer being delivered. The joins go through struct
+ * cma_mc_sa_ops, ib_sa's unless the KUnit suite installs a fake.
  *
  * An id's groups are on its list, under the id's spinlock.
  */
 
 #include <linux/igmp.h>
 #include <linux/inetdevice.h>
+#include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <net/addrconf.h>
+#include <net/if_inet6.h>
+#include <net/ip.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_sa.h>
 #include <rdma/rdma_cm_ib.h>
 
@@ -26,9 +40,12 @@
  * @cid: the id
  * @work: delivers the join's event
  * @event: MULTICAST_JOIN (holding a reference on the source GID in its
- *	address handle until delivered or cancelled) or MULTICAST_ERROR
+ *	address handle until delivered or cancelled) or MULTICAST_ERROR; on
+ *	InfiniBand only its private data is used
  * @addr: the group's IP address
  * @send_only: a send-only join: no IP membership
+ * @join_state: the join state asked for
+ * @sa_mc: on InfiniBand, the SA join
  */
 struct cma_mc {
 	struct list_head entry;
@@ -37,6 +54,8 @@ struct cma_mc {
 	struct rdma_cm_event event;
 	struct sockaddr_storage addr;
 	bool send_only;
+	u8 join_state;
+	struct ib_sa_multicast *sa_mc;
 };
 
 /**
@@ -178,11 +197,191 @@ static int cma_mc_join(struct cma_id *cid, struct cma_mc *mc)
 	return ret;
 }
 
-/* Leave a group taken off the id's list: IP membership, event, memory. */
+/**
+ * cma_mc_ib_mgid - the MGID of an IP group on InfiniBand
+ * @addr: the group, AF_INET or AF_INET6
+ * @broadcast: the IPoIB broadcast address of the id's port, for the
+ *	group's scope and P_Key
+ * @ps: the id's port space
+ * @mgid: the result
+ *
+ * An IPv6 group that is already an SA-assigned MGID (ff1x:a01b::/32) is
+ * its own MGID; any other maps as IPoIB maps it, and for the UDP port
+ * space the signature byte says rdma_cm, so that the group is not the
+ * IPoIB one of the same address, as in-box.
+ *
+ * Context: any.
+ */
+void cma_mc_ib_mgid(const struct sockaddr *addr, const unsigned char *broadcast,
+		    enum rdma_ucm_port_space ps, union ib_gid *mgid)
+{
+	const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)addr;
+	const struct sockaddr_in *in = (const struct sockaddr_in *)addr;
+	char map[MAX_ADDR_LEN];
+
+	if (addr->sa_family == AF_INET6 &&
+	    (be32_to_cpu(in6->sin6_addr.s6_addr32[0]) & 0xfff0ffff) ==
+	    0xff10a01b) {
+		memcpy(mgid->raw, &in6->sin6_addr, sizeof(mgid->raw));
+		return;
+	}
+	if (addr->sa_family == AF_INET6)
+		ipv6_ib_mc_map(&in6->sin6_addr, broadcast, map);
+	else
+		ip_ib_mc_map(in->sin_addr.s_addr, broadcast, map);
+	if (ps == RDMA_PS_UDP)
+		map[7] = 0x01;
+	/* The first four bytes of the hardware address are the QPN. */
+	memcpy(mgid->raw, map + 4, sizeof(mgid->raw));
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_mc_ib_mgid);
+
+/**
+ * cma_mc_ib_request - the member record to ask the SA to join
+ * @dev_addr: the id's (IPoIB) address: port GID, P_Key, broadcast
+ * @addr: the group
+ * @ps: the id's port space
+ * @join_state: the join state asked for
+ * @rec: filled in
+ *
+ * Context: any.
+ * Return: the components the SA must take from @rec.
+ */
+ib_sa_comp_mask cma_mc_ib_request(struct rdma_dev_addr *dev_addr,
+				  const struct sockaddr *addr,
+				  enum rdma_ucm_port_space ps, u8 join_state,
+				  struct ib_sa_mcmember_rec *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	cma_mc_ib_mgid(addr, dev_addr->broadcast, ps, &rec->mgid);
+	rdma_addr_get_sgid(dev_addr, &rec->port_gid);
+	rec->qkey = cpu_to_be32(RDMA_UDP_QKEY);
+	rec->pkey = cpu_to_be16(ib_addr_get_pkey(dev_addr));
+	rec->join_state = join_state;
+	return IB_SA_MCMEMBER_REC_MGID | IB_SA_MCMEMBER_REC_PORT_GID |
+	       IB_SA_MCMEMBER_REC_PKEY | IB_SA_MCMEMBER_REC_JOIN_STATE |
+	       IB_SA_MCMEMBER_REC_QKEY | IB_SA_MCMEMBER_REC_SL |
+	       IB_SA_MCMEMBER_REC_FLOW_LABEL |
+	       IB_SA_MCMEMBER_REC_TRAFFIC_CLASS;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_mc_ib_request);
+
+static struct ib_sa_multicast *
+cma_sa_mc_join(struct cma_id *cid, struct ib_sa_mcmember_rec *rec,
+	       ib_sa_comp_mask mask,
+	       int (*answer)(int status, struct ib_sa_multicast *m),
+	       void *context)
+{
+	return ib_sa_join_multicast(&cma_sa_client, cid->id.device,
+				    cid->id.port_num, rec, mask, GFP_KERNEL,
+				    answer, context);
+}
+
+static const struct cma_mc_sa_ops cma_sa_mc_ops = {
+	.join	= cma_sa_mc_join,
+	.leave	= ib_sa_free_multicast,
+};
+
+/* ib_sa's, or the KUnit suite's fake. */
+static const struct cma_mc_sa_ops *cma_mc_sa_ops = &cma_sa_mc_ops;
+
+/**
+ * cma_set_mc_sa_ops - install the backend of InfiniBand joins
+ * @ops: the backend, or NULL for ib_sa's
+ *
+ * Context: process context; no join may be alive on the old one.
+ */
+void cma_set_mc_sa_ops(const struct cma_mc_sa_ops *ops)
+{
+	WRITE_ONCE(cma_mc_sa_ops, ops ?: &cma_sa_mc_ops);
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_set_mc_sa_ops);
+
+/* The SA's answer to a join, as a MULTICAST_JOIN event's parameters. */
+static int cma_mc_ib_joined(struct cma_id *cid,
+			    const struct ib_sa_multicast *m,
+			    struct rdma_cm_event *ev)
+{
+	/* The UDP and IB port spaces' qkey is fixed: the group must have it. */
+	if (m->rec.qkey != cpu_to_be32(RDMA_UDP_QKEY))
+		return -EINVAL;
+	ev->event = RDMA_CM_EVENT_MULTICAST_JOIN;
+	ev->param.ud.qp_num = 0xffffff;
+	ev->param.ud.qkey = RDMA_UDP_QKEY;
+	return CMA_CALL(ib_init_ah_from_mcmember(cid->id.device,
+			cid->id.port_num, (struct ib_sa_mcmember_rec *)&m->rec,
+			NULL, IB_GID_TYPE_IB, &ev->param.ud.ah_attr));
+}
+
+/*
+ * ib_sa's answer to a join, now or (an error) later, in its own context:
+ * a MULTICAST_JOIN or MULTICAST_ERROR event under the handler mutex.
+ * Leaving waits for this to return; a handler asking for destruction is
+ * served from another workqueue, whose leave does not wait for us.
+ */
+static int cma_mc_ib_answer(int status, struct ib_sa_multicast *m)
+{
+	struct cma_mc *mc = m->context;
+	struct cma_id *cid = mc->cid;
+	struct rdma_cm_event ev = {};
+	enum rdma_cm_state state;
+	int verdict;
+
+	mutex_lock(&cid->handler_mutex);
+	state = cma_state(cid);
+	if (state == RDMA_CM_DESTROYING || state == RDMA_CM_DEVICE_REMOVAL) {
+		mutex_unlock(&cid->handler_mutex);
+		return 0;
+	}
+	if (!status)
+		status = cma_mc_ib_joined(cid, m, &ev);
+	if (status) {
+		memset(&ev, 0, sizeof(ev));
+		ev.event = RDMA_CM_EVENT_MULTICAST_ERROR;
+		ev.status = status;
+	}
+	ev.param.ud.private_data = mc->event.param.ud.private_data;
+	verdict = cma_deliver(cid, &ev);
+	if (!status)
+		rdma_destroy_ah_attr(&ev.param.ud.ah_attr);
+	if (verdict) {
+		cma_destroy_handler_unlock_deferred(cid);
+		return 0;
+	}
+	mutex_unlock(&cid->handler_mutex);
+	return 0;
+}
+
+static int cma_mc_ib_join(struct cma_id *cid, struct cma_mc *mc)
+{
+	const struct cma_mc_sa_ops *ops = READ_ONCE(cma_mc_sa_ops);
+	struct ib_sa_mcmember_rec rec;
+	struct ib_sa_multicast *m;
+	ib_sa_comp_mask mask;
+
+	mask = cma_mc_ib_request(&cid->id.route.addr.dev_addr,
+				 (struct sockaddr *)&mc->addr, cid->id.ps,
+				 mc->join_state, &rec);
+	m = CMA_CALL_PTR(ops->join(cid, &rec, mask, cma_mc_ib_answer, mc));
+	if (IS_ERR(m))
+		return PTR_ERR(m);
+	mc->sa_mc = m;
+	return 0;
+}
+
+/*
+ * Leave a group taken off the id's list: the SA join, or the IP
+ * membership and the event not delivered yet; then the memory.
+ */
 static void cma_mc_free(struct cma_id *cid, struct cma_mc *mc)
 {
 	struct net_device *ndev;
 
+	if (mc->sa_mc) {
+		READ_ONCE(cma_mc_sa_ops)->leave(mc->sa_mc);
+		kfree(mc);
+		return;
+	}
 	if (cancel_work_sync(&mc->work))
 		rdma_destroy_ah_attr(&mc->event.param.ud.ah_attr);
 	if (cma_mc_is_ip(cid, mc)) {
@@ -196,29 +395,87 @@ static void cma_mc_free(struct cma_id *cid, struct cma_mc *mc)
 	kfree(mc);
 }
 
+static struct cma_mc *cma_mc_alloc(struct cma_id *cid,
+				   const struct sockaddr *addr, u8 join_state,
+				   void *context)
+{
+	struct cma_mc *mc = CMA_ALLOC(kzalloc(sizeof(*mc), GFP_KERNEL));
+
+	if (!mc)
+		return NULL;
+	mc->cid = cid;
+	memcpy(&mc->addr, addr, cma_addr_size(addr));
+	mc->send_only = join_state == BIT(SENDONLY_FULLMEMBER_JOIN);
+	mc->join_state = join_state;
+	mc->event.param.ud.private_data = context;
+	INIT_WORK(&mc->work, cma_mc_work);
+	return mc;
+}
+
+static void cma_mc_add(struct cma_id *cid, struct cma_mc *mc)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&cid->lock, flags);
+	list_add_tail(&mc->entry, &cid->mcs);
+	spin_unlock_irqrestore(&cid->lock, flags);
+}
+
+/**
+ * cma_mc_join_ib - rdma_join_multicast() on an InfiniBand port
+ * @id: the id, checked by rdma_join_multicast()
+ * @addr: the group
+ * @join_state: as for rdma_join_multicast()
+ * @context: given back in the events' private_data
+ *
+ * Context: process context; may sleep.
+ * Return: 0 (the SA's answer follows as an event), -ENOMEM, or the
+ * SA join's error.
+ */
+int cma_mc_join_ib(struct rdma_cm_id *id, struct sockaddr *addr,
+		   u8 join_state, void *context)
+{
+	struct cma_id *cid = to_cma_id(id);
+	struct cma_mc *mc;
+	int ret;
+
+	mc = cma_mc_alloc(cid, addr, join_state, context);
+	if (!mc)
+		return -ENOMEM;
+	ret = cma_mc_ib_join(cid, mc);
+	if (ret) {
+		kfree(mc);
+		return ret;
+	}
+	cma_mc_add(cid, mc);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_mc_join_ib);
+
 /**
  * rdma_join_multicast - join a multicast group
- * @id: a UD id bound to a RoCE device (ADDR_BOUND or ADDR_RESOLVED) with
- *	no QP yet: the consumer attaches its QP to the group itself
+ * @id: a UD id bound to a RoCE or InfiniBand device (ADDR_BOUND or
+ *	ADDR_RESOLVED) with no QP yet: the consumer attaches its QP to the
+ *	group itself
  * @addr: the group, an IPv4 or IPv6 multicast address
  * @join_state: BIT(FULLMEMBER_JOIN), or BIT(SENDONLY_FULLMEMBER_JOIN) for a
  *	send-only join, which takes no IP membership
  * @context: given back in the event's private_data
  *
  * RDMA_CM_EVENT_MULTICAST_JOIN follows, carrying the group's address
- * handle, QP number 0xffffff and the qkey.
+ * handle, QP number 0xffffff and the qkey; on InfiniBand the SA answers,
+ * and may later report the group lost as RDMA_CM_EVENT_MULTICAST_ERROR.
  *
  * Context: process context; may sleep; takes rtnl.
  * Return: 0, -EINVAL (no device, wrong state or QP type, a QP already
- * there, a wildcard group), -EOPNOTSUPP on InfiniBand (SA joins are not
- * implemented) and iWARP, -ENODEV, -ENOMEM.
+ * there, a wildcard group), -EOPNOTSUPP on iWARP, -ENODEV, -ENOMEM, or
+ * the SA join's error.
  */
 int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 			u8 join_state, void *context)
 {
 	struct cma_id *cid = to_cma_id(id);
 	enum rdma_cm_state state = cma_state(cid);
-	unsigned long flags;
 	struct cma_mc *mc;
 	int ret;
 
@@ -226,27 +483,20 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 	    (state != RDMA_CM_ADDR_BOUND && state != RDMA_CM_ADDR_RESOLVED) ||
 	    cma_addr_check(addr) || cma_addr_any(addr))
 		return -EINVAL;
+	if (rdma_protocol_ib(id->device, id->port_num))
+		return cma_mc_join_ib(id, addr, join_state, context);
 	if (!rdma_protocol_roce(id->device, id->port_num))
 		return -EOPNOTSUPP;
 
-	mc = CMA_ALLOC(kzalloc(sizeof(*mc), GFP_KERNEL));
+	mc = cma_mc_alloc(cid, addr, join_state, context);
 	if (!mc)
 		return -ENOMEM;
-	mc->cid = cid;
-	memcpy(&mc->addr, addr, cma_addr_size(addr));
-	mc->send_only = join_state == BIT(SENDONLY_FULLMEMBER_JOIN);
-	mc->event.param.ud.private_data = context;
-	INIT_WORK(&mc->work, cma_mc_work);
-
 	ret = cma_mc_join(cid, mc);
 	if (ret) {
 		kfree(mc);
 		return ret;
 	}
-
-	spin_lock_irqsave(&cid->lock, flags);
-	list_add_tail(&mc->entry, &cid->mcs);
-	spin_unlock_irqrestore(&cid->lock, flags);
+	cma_mc_add(cid, mc);
 	queue_work(cma_wq, &mc->work);
 	return 0;
 }

@@ -20,7 +20,8 @@
 
 #include "cma_priv.h"
 
-static struct ib_sa_client cma_sa_client;
+/* Our client of ib_sa, for path queries and multicast joins. */
+struct ib_sa_client cma_sa_client;
 
 static void cma_sa_path_answer(int status, struct sa_path_rec *rec,
 			       int num_prs, void *context)

@@ -422,6 +422,34 @@ struct cma_path_ops {
 	void (*cancel)(struct cma_id *cid);
 };
 
+/**
+ * struct cma_mc_sa_ops - how InfiniBand multicast groups are joined
+ * @join: join as @rec's components in @mask say on @cid's device and
+ *	port; @answer gets the SA's answer, now or later, with @context in
+ *	the returned join's context
+ * @leave: leave, once no answer is being delivered
+ */
+struct cma_mc_sa_ops {
+	struct ib_sa_multicast *(*join)(struct cma_id *cid,
+					struct ib_sa_mcmember_rec *rec,
+					ib_sa_comp_mask mask,
+					int (*answer)(int status,
+						      struct ib_sa_multicast *m),
+					void *context);
+	void (*leave)(struct ib_sa_multicast *m);
+};
+
+/* cma_mcast.c, InfiniBand */
+void cma_set_mc_sa_ops(const struct cma_mc_sa_ops *ops);
+void cma_mc_ib_mgid(const struct sockaddr *addr, const unsigned char *broadcast,
+		    enum rdma_ucm_port_space ps, union ib_gid *mgid);
+ib_sa_comp_mask cma_mc_ib_request(struct rdma_dev_addr *dev_addr,
+				  const struct sockaddr *addr,
+				  enum rdma_ucm_port_space ps, u8 join_state,
+				  struct ib_sa_mcmember_rec *rec);
+int cma_mc_join_ib(struct rdma_cm_id *id, struct sockaddr *addr,
+		   u8 join_state, void *context);
+
 /* cma_path.c */
 void cma_set_path_ops(const struct cma_path_ops *ops);
 ib_sa_comp_mask cma_path_request(struct rdma_dev_addr *dev_addr,
@@ -431,6 +459,7 @@ ib_sa_comp_mask cma_path_request(struct rdma_dev_addr *dev_addr,
 void cma_path_done(struct cma_id *cid, int status, struct sa_path_rec *rec);
 int cma_path_query(struct cma_id *cid, unsigned long timeout_ms);
 void cma_cancel_path_query(struct cma_id *cid);
+extern struct ib_sa_client cma_sa_client;
 void cma_path_init(void);
 void cma_path_exit(void);
 void cma_cancel_service_query(struct cma_id *cid);
