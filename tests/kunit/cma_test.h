@@ -34,6 +34,10 @@ void cma_test_consumer_init(struct cma_test_consumer *c);
 int cma_test_handler(struct rdma_cm_id *id, struct rdma_cm_event *event);
 struct rdma_cm_id *cma_test_create_id(struct kunit *test,
 				      struct cma_test_consumer *c);
+struct rdma_cm_id *cma_test_bound_id(struct kunit *test,
+				     struct cma_test_consumer *c,
+				     enum rdma_ucm_port_space ps,
+				     enum ib_qp_type qp_type);
 void cma_test_queue(struct kunit *test, struct rdma_cm_id *id,
 		    enum rdma_cm_state from, enum rdma_cm_state to,
 		    enum rdma_cm_event_type type, int status);

@@ -3,6 +3,7 @@
  * The test consumer shared by the KUnit suites (see cma_test.h).
  */
 
+#include <linux/in.h>
 #include <linux/module.h>
 #include <net/net_namespace.h>
 
@@ -59,6 +60,39 @@ struct rdma_cm_id *cma_test_create_id(struct kunit *test,
 	id = rdma_create_id(&init_net, cma_test_handler, c, RDMA_PS_TCP,
 			    IB_QPT_RC);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, id);
+	return id;
+}
+
+/**
+ * cma_test_bound_id - an id bound to rxe0's address in the guest
+ * @test: the test; skipped if no RDMA device has 10.0.0.1
+ * @c: the consumer, initialised and stored as the id's context
+ * @ps: the id's port space
+ * @qp_type: its QP type
+ *
+ * For the suites that need a real device and port under the id.
+ *
+ * Return: the id, ADDR_BOUND, which the test must destroy.
+ */
+struct rdma_cm_id *cma_test_bound_id(struct kunit *test,
+				     struct cma_test_consumer *c,
+				     enum rdma_ucm_port_space ps,
+				     enum ib_qp_type qp_type)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(0x0a000001) };
+	struct rdma_cm_id *id;
+	int ret;
+
+	cma_test_consumer_init(c);
+	id = rdma_create_id(&init_net, cma_test_handler, c, ps, qp_type);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, id);
+	ret = rdma_bind_addr(id, (struct sockaddr *)&a);
+	if (ret) {
+		rdma_destroy_id(id);
+		kunit_skip(test, "no RDMA device at 10.0.0.1: %d", ret);
+	}
+	KUNIT_ASSERT_NOT_NULL(test, id->device);
 	return id;
 }
 

@@ -172,21 +172,7 @@ static struct sockaddr_in group = { .sin_family = AF_INET,
 static struct rdma_cm_id *udp_id(struct kunit *test,
 				 struct cma_test_consumer *c)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_addr.s_addr = htonl(0x0a000001) };
-	struct rdma_cm_id *id;
-	int ret;
-
-	cma_test_consumer_init(c);
-	id = rdma_create_id(&init_net, cma_test_handler, c, RDMA_PS_UDP,
-			    IB_QPT_UD);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, id);
-	ret = rdma_bind_addr(id, (struct sockaddr *)&a);
-	if (ret) {
-		rdma_destroy_id(id);
-		kunit_skip(test, "no RDMA device at 10.0.0.1: %d", ret);
-	}
-	return id;
+	return cma_test_bound_id(test, c, RDMA_PS_UDP, IB_QPT_UD);
 }
 
 /* The SA answers the last join with @status and its record, qkey @qkey. */

@@ -169,22 +169,13 @@ static void to_route_query(struct kunit *test, struct cma_id *cid,
 static struct rdma_cm_id *querying_id(struct kunit *test,
 				      struct cma_test_consumer *c)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_addr.s_addr = htonl(0x0a000001) };
+	struct rdma_cm_id *id = cma_test_bound_id(test, c, RDMA_PS_TCP,
+						  IB_QPT_RC);
 	struct sockaddr_in *dst;
-	struct rdma_cm_id *id;
-	int ret;
 
-	cma_test_consumer_init(c);
-	id = cma_test_create_id(test, c);
-	ret = rdma_bind_addr(id, (struct sockaddr *)&a);
-	if (ret) {
-		rdma_destroy_id(id);
-		kunit_skip(test, "no RDMA device at 10.0.0.1: %d", ret);
-	}
 	ib_dev_addr(&id->route.addr.dev_addr, 0xffff);
 	dst = (struct sockaddr_in *)&id->route.addr.dst_addr;
-	*dst = a;
+	*dst = *(struct sockaddr_in *)&id->route.addr.src_addr;
 	dst->sin_port = htons(7471);
 	to_route_query(test, to_cma_id(id), RDMA_CM_ADDR_BOUND);
 	return id;

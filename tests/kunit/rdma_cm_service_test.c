@@ -101,20 +101,7 @@ static struct rdma_ucm_ib_service service_by_id = {
 static struct rdma_cm_id *bound_id(struct kunit *test,
 				   struct cma_test_consumer *c)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_addr.s_addr = htonl(0x0a000001) };
-	struct rdma_cm_id *id;
-	int ret;
-
-	cma_test_consumer_init(c);
-	id = cma_test_create_id(test, c);
-	ret = rdma_bind_addr(id, (struct sockaddr *)&a);
-	if (ret) {
-		rdma_destroy_id(id);
-		kunit_skip(test, "no RDMA device at 10.0.0.1: %d", ret);
-	}
-	KUNIT_ASSERT_NOT_NULL(test, id->device);
-	return id;
+	return cma_test_bound_id(test, c, RDMA_PS_TCP, IB_QPT_RC);
 }
 
 static void service_bad_input(struct kunit *test)

@@ -395,30 +395,38 @@ static void cma_mc_free(struct cma_id *cid, struct cma_mc *mc)
 	kfree(mc);
 }
 
-static struct cma_mc *cma_mc_alloc(struct cma_id *cid,
-				   const struct sockaddr *addr, u8 join_state,
-				   void *context)
+/*
+ * A new group of the id's, joined with @join (on RoCE or InfiniBand) and
+ * then put on the id's list. Returns it, or an ERR_PTR.
+ */
+static struct cma_mc *cma_mc_new(struct cma_id *cid,
+				 const struct sockaddr *addr, u8 join_state,
+				 void *context,
+				 int (*join)(struct cma_id *cid,
+					     struct cma_mc *mc))
 {
 	struct cma_mc *mc = CMA_ALLOC(kzalloc(sizeof(*mc), GFP_KERNEL));
+	unsigned long flags;
+	int ret;
 
 	if (!mc)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	mc->cid = cid;
 	memcpy(&mc->addr, addr, cma_addr_size(addr));
 	mc->send_only = join_state == BIT(SENDONLY_FULLMEMBER_JOIN);
 	mc->join_state = join_state;
 	mc->event.param.ud.private_data = context;
 	INIT_WORK(&mc->work, cma_mc_work);
-	return mc;
-}
 
-static void cma_mc_add(struct cma_id *cid, struct cma_mc *mc)
-{
-	unsigned long flags;
-
+	ret = join(cid, mc);
+	if (ret) {
+		kfree(mc);
+		return ERR_PTR(ret);
+	}
 	spin_lock_irqsave(&cid->lock, flags);
 	list_add_tail(&mc->entry, &cid->mcs);
 	spin_unlock_irqrestore(&cid->lock, flags);
+	return mc;
 }
 
 /**
@@ -435,20 +443,8 @@ static void cma_mc_add(struct cma_id *cid, struct cma_mc *mc)
 int cma_mc_join_ib(struct rdma_cm_id *id, struct sockaddr *addr,
 		   u8 join_state, void *context)
 {
-	struct cma_id *cid = to_cma_id(id);
-	struct cma_mc *mc;
-	int ret;
-
-	mc = cma_mc_alloc(cid, addr, join_state, context);
-	if (!mc)
-		return -ENOMEM;
-	ret = cma_mc_ib_join(cid, mc);
-	if (ret) {
-		kfree(mc);
-		return ret;
-	}
-	cma_mc_add(cid, mc);
-	return 0;
+	return PTR_ERR_OR_ZERO(cma_mc_new(to_cma_id(id), addr, join_state,
+					  context, cma_mc_ib_join));
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_mc_join_ib);
 
@@ -477,7 +473,6 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 	struct cma_id *cid = to_cma_id(id);
 	enum rdma_cm_state state = cma_state(cid);
 	struct cma_mc *mc;
-	int ret;
 
 	if (id->qp || !id->device || id->qp_type != IB_QPT_UD ||
 	    (state != RDMA_CM_ADDR_BOUND && state != RDMA_CM_ADDR_RESOLVED) ||
@@ -488,15 +483,9 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 	if (!rdma_protocol_roce(id->device, id->port_num))
 		return -EOPNOTSUPP;
 
-	mc = cma_mc_alloc(cid, addr, join_state, context);
-	if (!mc)
-		return -ENOMEM;
-	ret = cma_mc_join(cid, mc);
-	if (ret) {
-		kfree(mc);
-		return ret;
-	}
-	cma_mc_add(cid, mc);
+	mc = cma_mc_new(cid, addr, join_state, context, cma_mc_join);
+	if (IS_ERR(mc))
+		return PTR_ERR(mc);
 	queue_work(cma_wq, &mc->work);
 	return 0;
 }
