@@ -334,6 +334,8 @@ int cme_scen_destroy_states(const struct cme_params *p);
 int cme_scen_bad_input(const struct cme_params *p);
 
 /* scen_netns.c */
+struct net *cme_netns_of(const struct cme_params *p);
+void cme_any(struct sockaddr_storage *ss, sa_family_t family, u16 port);
 int cme_scen_netns(const struct cme_params *p);
 
 /* scen_wire.c */
@@ -342,6 +344,7 @@ int cme_scen_dial(const struct cme_params *p);
 
 /* scen_hold.c */
 int cme_scen_hold(const struct cme_params *sets, unsigned int n);
+int cme_scen_netns_hold(const struct cme_params *p);
 
 /* scen_stress.c */
 int cme_scen_stress(const struct cme_params *p);

@@ -15,8 +15,9 @@
  * "results"; "state" says "listening" once serve listens, "done" at the
  * end.  Scenarios: connect, reject, server_disconnect, destroy_states,
  * sequential, concurrent, wildcard, netns, bad_input, for two hosts
- * serve and dial, hold (ids held in known states for a script), and
- * stress (random cycles cut short, on two CPUs at once).
+ * serve and dial, hold (ids held in known states for a script),
+ * netns_hold (the same in a namespace whose processes go), and stress
+ * (random cycles cut short, on two CPUs at once).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -38,7 +39,7 @@
 
 static char *scenario;
 module_param(scenario, charp, 0444);
-MODULE_PARM_DESC(scenario, "comma-separated list, each NAME (every parameter set) or NAME@N (set N): connect, reject, server_disconnect, destroy_states, sequential, concurrent, wildcard, netns, bad_input, serve, dial, hold, stress");
+MODULE_PARM_DESC(scenario, "comma-separated list, each NAME (every parameter set) or NAME@N (set N): connect, reject, server_disconnect, destroy_states, sequential, concurrent, wildcard, netns, bad_input, serve, dial, hold, stress, netns_hold");
 
 static char *addr[CME_MAX_SETS];
 static unsigned int nr_addr;
@@ -203,6 +204,7 @@ static const struct cme_scenario cme_scenarios[] = {
 	{ "dial", cme_scen_dial, NULL, 5 },
 	{ "hold", NULL, cme_scen_hold },
 	{ "stress", cme_scen_stress, NULL, 200 },
+	{ "netns_hold", cme_scen_netns_hold },
 };
 
 /**

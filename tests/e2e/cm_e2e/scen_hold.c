@@ -60,6 +60,18 @@ static const struct kernel_param_ops cme_paths_ops = {
 module_param_cb(paths, &cme_paths_ops, NULL, 0444);
 MODULE_PARM_DESC(paths, "hold: per client, ADDR rec_type=N traffic_class=N sl=N of its path record, or ADDR none (iWARP)");
 
+/* Say "holding" until "release" is written or @wait_ms have passed. */
+static void cme_hold_wait(unsigned int wait_ms)
+{
+	cme_set_state("holding");
+	if (!wait_event_timeout(cme_hold_wq, READ_ONCE(cme_released),
+				msecs_to_jiffies(wait_ms)))
+		pr_info("hold: not released, giving up after %u ms\n",
+			wait_ms);
+	WRITE_ONCE(cme_released, false);
+	cme_set_state("running");
+}
+
 /* What the route of @cli says, for the script: RoCE mode and tos. */
 static void cme_hold_note_path(const struct cme_ep *cli,
 			       const struct sockaddr_storage *addr)
@@ -177,21 +189,62 @@ int cme_scen_hold(const struct cme_params *sets, unsigned int n)
 	held = kcalloc(n, sizeof(*held), GFP_KERNEL);
 	if (!held)
 		return -ENOMEM;
-	WRITE_ONCE(cme_released, false);
 	for (i = 0; i < n; i++) {
 		start = jiffies;
 		err = cme_hold_set(&held[i], &sets[i], CME_HOLD_INDEX + i);
 		cme_result("hold", &sets[i].addr, err, start);
 		ret = ret ?: err;
 	}
-	cme_set_state("holding");
-	if (!wait_event_timeout(cme_hold_wq, READ_ONCE(cme_released),
-				msecs_to_jiffies(sets[0].wait_ms)))
-		pr_info("hold: not released, giving up after %u ms\n",
-			sets[0].wait_ms);
-	cme_set_state("running");
+	cme_hold_wait(sets[0].wait_ms);
 	for (i = 0; i < n; i++)
 		cme_hold_destroy(&held[i]);
 	kfree(held);
+	return ret;
+}
+
+/**
+ * cme_scen_netns_hold() - scenario "netns_hold": ids that outlive the
+ *	processes of their network namespace
+ * @p: parameters: netns_pid (a process in another namespace), port
+ *
+ * In that namespace: a listener on the IPv4 wildcard with port, an id
+ * bound to the wildcard with port + 1, and an idle id, held as "hold"
+ * holds them. The script kills the namespace's last process meanwhile:
+ * the ids' references must keep the namespace until they are destroyed,
+ * and no longer.
+ *
+ * Return: 0 if the ids were made, else a negative errno.
+ */
+int cme_scen_netns_hold(const struct cme_params *p)
+{
+	struct cme_ep *bound = NULL, *idle = NULL;
+	struct sockaddr_storage any, other;
+	struct cme_listener *l;
+	struct net *net;
+	int ret;
+
+	net = cme_netns_of(p);
+	if (IS_ERR(net))
+		return PTR_ERR(net);
+	cme_any(&any, AF_INET, p->port);
+	cme_any(&other, AF_INET, p->port + 1);
+	l = cme_listener_create(net, cme_sa(&any), CME_ACCEPT, "hold-ns");
+	bound = cme_ep_alloc("bound-ns");
+	idle = cme_ep_alloc("idle-ns");
+	ret = PTR_ERR_OR_ZERO(l);
+	if (!ret && (!bound || !idle))
+		ret = -ENOMEM;
+	if (!ret)
+		ret = cme_ep_create_id(bound, net) ?:
+		      cme_ep_create_id(idle, net) ?:
+		      cme_expect("rdma_bind_addr in the namespace",
+				 rdma_bind_addr(bound->id, cme_sa(&other)), 0);
+	/* The ids hold the namespace from here on. */
+	put_net(net);
+	if (!ret)
+		cme_hold_wait(p->wait_ms);
+	cme_ep_destroy(idle);
+	cme_ep_destroy(bound);
+	cme_listener_destroy(l);
 	return ret;
 }

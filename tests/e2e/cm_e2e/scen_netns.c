@@ -14,8 +14,13 @@
 
 #include "cm_e2e.h"
 
-/* The wildcard address of @family with @port. */
-static void cme_any(struct sockaddr_storage *ss, sa_family_t family, u16 port)
+/**
+ * cme_any() - the wildcard address of a family, with a port
+ * @ss: filled in
+ * @family: AF_INET or AF_INET6
+ * @port: the port, host order
+ */
+void cme_any(struct sockaddr_storage *ss, sa_family_t family, u16 port)
 {
 	memset(ss, 0, sizeof(*ss));
 	if (family == AF_INET6) {
@@ -90,6 +95,35 @@ static int cme_netns_connect(const struct cme_params *p,
 }
 
 /**
+ * cme_netns_of() - the network namespace netns_pid names
+ * @p: the parameters
+ *
+ * Return: the namespace, with a reference, or an ERR_PTR: -EINVAL if
+ * netns_pid is missing or in init_net, or get_net_ns_by_pid()'s error.
+ */
+struct net *cme_netns_of(const struct cme_params *p)
+{
+	struct net *net;
+
+	if (!p->netns_pid) {
+		pr_err("FAIL: the scenario needs netns_pid=\n");
+		return ERR_PTR(-EINVAL);
+	}
+	net = get_net_ns_by_pid(p->netns_pid);
+	if (IS_ERR(net)) {
+		pr_err("FAIL: no network namespace of pid %d: %ld\n",
+		       p->netns_pid, PTR_ERR(net));
+		return net;
+	}
+	if (net_eq(net, &init_net)) {
+		pr_err("FAIL: pid %d is in init_net\n", p->netns_pid);
+		put_net(net);
+		return ERR_PTR(-EINVAL);
+	}
+	return net;
+}
+
+/**
  * cme_scen_netns() - scenario "netns"
  * @p: parameters: netns_pid (a process in another namespace), port,
  *	addr (an address in init_net to connect to)
@@ -114,21 +148,9 @@ int cme_scen_netns(const struct cme_params *p)
 	struct net *net;
 	int ret;
 
-	if (!p->netns_pid) {
-		pr_err("FAIL: netns needs netns_pid=\n");
-		return -EINVAL;
-	}
-	net = get_net_ns_by_pid(p->netns_pid);
-	if (IS_ERR(net)) {
-		pr_err("FAIL: no network namespace of pid %d: %ld\n",
-		       p->netns_pid, PTR_ERR(net));
+	net = cme_netns_of(p);
+	if (IS_ERR(net))
 		return PTR_ERR(net);
-	}
-	if (net_eq(net, &init_net)) {
-		pr_err("FAIL: pid %d is in init_net\n", p->netns_pid);
-		ret = -EINVAL;
-		goto out;
-	}
 
 	cme_any(&any, AF_INET, p->port);
 	cme_any(&other, AF_INET, p->port + 1);
