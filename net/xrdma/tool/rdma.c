@@ -22,7 +22,6 @@
 
 #include <linux/ktime.h>
 #include <linux/mm.h>
-#include <linux/nsproxy.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -179,14 +178,7 @@ static int xrping_open_rconn(const struct xrping_params *p,
 	c->rkeys = kvcalloc(c->maxkeys, sizeof(*c->rkeys), GFP_KERNEL);
 	if (!c->rkeys)
 		return -ENOMEM;
-	c->xprt = xrdma_xprt_create(&p->opts, &xrping_rconn_ops, c);
-	if (IS_ERR(c->xprt)) {
-		rc = PTR_ERR(c->xprt);
-		c->xprt = NULL;
-		return rc;
-	}
-	rc = xrdma_connect(c->xprt, current->nsproxy->net_ns,
-			   (const struct sockaddr *)&p->addr);
+	rc = xrping_dial(p, &xrping_rconn_ops, c, &c->xprt);
 	if (rc)
 		return rc;
 	xrdma_get_info(c->xprt, &info);

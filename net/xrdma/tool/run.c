@@ -68,6 +68,31 @@ static void xrping_client_recv(struct xrdma_xprt *xprt, const void *data,
 	wake_up(&c->wait);
 }
 
+/**
+ * xrping_dial() - create a client transport and connect it
+ * @p: the test: transport options and the server's address
+ * @ops: the transport's callbacks
+ * @priv: their pointer
+ * @xprtp: set to the transport, NULL if there is none
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or the error of creating or connecting; a transport made
+ * stays in *@xprtp for the caller to destroy.
+ */
+int xrping_dial(const struct xrping_params *p, const struct xrdma_ops *ops,
+		void *priv, struct xrdma_xprt **xprtp)
+{
+	struct xrdma_xprt *xprt = xrdma_xprt_create(&p->opts, ops, priv);
+
+	if (IS_ERR(xprt)) {
+		*xprtp = NULL;
+		return PTR_ERR(xprt);
+	}
+	*xprtp = xprt;
+	return xrdma_connect(xprt, current->nsproxy->net_ns,
+			     (const struct sockaddr *)&p->addr);
+}
+
 static const struct xrdma_ops xrping_client_ops = {
 	.recv = xrping_client_recv,
 };
@@ -94,14 +119,7 @@ static int xrping_open(const struct xrping_params *p, struct xrping_conn *c,
 	c->t_sent = kcalloc(p->window, sizeof(*c->t_sent), GFP_KERNEL);
 	if (!c->msg || !c->t_sent)
 		return -ENOMEM;
-	c->xprt = xrdma_xprt_create(&p->opts, &xrping_client_ops, c);
-	if (IS_ERR(c->xprt)) {
-		rc = PTR_ERR(c->xprt);
-		c->xprt = NULL;
-		return rc;
-	}
-	rc = xrdma_connect(c->xprt, current->nsproxy->net_ns,
-			   (const struct sockaddr *)&p->addr);
+	rc = xrping_dial(p, &xrping_client_ops, c, &c->xprt);
 	if (rc)
 		return rc;
 	xrdma_get_info(c->xprt, &info);

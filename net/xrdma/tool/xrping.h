@@ -258,6 +258,8 @@ void xrping_set_port(struct sockaddr_storage *ss, u16 port);
 int xrping_parse_uint(const char *page, u32 min, u32 max, u32 *val);
 
 void xrping_run(const struct xrping_params *p, struct xrping_result *res);
+int xrping_dial(const struct xrping_params *p, const struct xrdma_ops *ops,
+		void *priv, struct xrdma_xprt **xprtp);
 void xrping_run_rdma(const struct xrping_params *p,
 		     struct xrping_result *res);
 void xrping_run_send_bw(const struct xrping_params *p,
