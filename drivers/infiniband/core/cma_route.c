@@ -3,7 +3,7 @@
  * Route resolution. On RoCE the route is built locally from what address
  * resolution found: GIDs from the IP addresses, the peer's MAC, MTU from
  * the netdev, traffic class and service level from the type of service.
- * iWARP needs no route. InfiniBand asks the SA (not implemented yet).
+ * iWARP needs no route. InfiniBand asks the SA for a path (cma_path.c).
  */
 
 #include <linux/netdevice.h>
