@@ -9,6 +9,7 @@
 #include <linux/in6.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
+#include <rdma/ib.h>
 #include <rdma/ib_addr.h>
 
 #include "cma_priv.h"
@@ -23,17 +24,27 @@ static void cma_set_default_afonly(struct cma_id *cid)
 		cid->afonly = !!cma_id_net(cid)->ipv6.sysctl.bindv6only;
 }
 
-/* A specific source address decides the device; a wildcard does not. */
+/*
+ * A specific source address decides the device; a wildcard does not. An
+ * AF_IB address is a GID and a P_Key already: it needs no translation.
+ */
 static int cma_bind_device(struct cma_id *cid)
 {
 	struct rdma_dev_addr *dev_addr = &cid->id.route.addr.dev_addr;
+	struct sockaddr_ib *sib = (struct sockaddr_ib *)cma_src_addr(cid);
 	int ret;
 
 	if (cma_addr_any(cma_src_addr(cid)))
 		return 0;
-	ret = rdma_translate_ip(cma_src_addr(cid), dev_addr);
-	if (ret)
-		return ret;
+	if (sib->sib_family == AF_IB) {
+		dev_addr->dev_type = ARPHRD_INFINIBAND;
+		rdma_addr_set_sgid(dev_addr, (union ib_gid *)&sib->sib_addr);
+		ib_addr_set_pkey(dev_addr, ntohs(sib->sib_pkey));
+	} else {
+		ret = rdma_translate_ip(cma_src_addr(cid), dev_addr);
+		if (ret)
+			return ret;
+	}
 	return cma_acquire_dev(cid);
 }
 
@@ -66,6 +77,12 @@ int cma_bind(struct cma_id *cid, const struct sockaddr *src,
 	if (src->sa_family == AF_INET6)
 		dev_addr->bound_dev_if =
 			((const struct sockaddr_in6 *)src)->sin6_scope_id;
+	if (src->sa_family == AF_IB) {
+		ret = cma_ib_claim_port_space((void *)cma_src_addr(cid),
+					      cid->id.ps);
+		if (ret)
+			goto err_state;
+	}
 	if (dst)
 		memcpy(cma_dst_addr(cid), dst, cma_addr_size(dst));
 	else
@@ -111,12 +128,16 @@ void cma_unbind(struct cma_id *cid)
 /**
  * rdma_bind_addr - bind an id to a local address and port
  * @id: the id, in IDLE
- * @addr: an AF_INET or AF_INET6 address; a specific address also binds
- *	the device that owns it, a wildcard binds none; port 0 picks one
- *	from ip_local_port_range. An IPv6 link-local address needs its scope.
+ * @addr: an AF_INET, AF_INET6 or AF_IB address; a specific address also
+ *	binds the device that owns it (for AF_IB, the InfiniBand port with
+ *	the GID and the P_Key), a wildcard binds none; port 0 picks one from
+ *	ip_local_port_range. An IPv6 link-local address needs its scope. An
+ *	AF_IB address's service ID (under its mask) names the port space,
+ *	which must be the id's, or TCP or UDP for an RDMA_PS_IB id.
  *
  * Context: process context; may sleep.
  * Return: 0, or -EINVAL (wrong state, malformed address), -EAFNOSUPPORT,
+ * -EPROTONOSUPPORT (an AF_IB service ID outside the id's port spaces),
  * -EADDRNOTAVAIL (no RDMA device has the address, or no port is free),
  * -EADDRINUSE (the port is taken; in-box answers -EADDRNOTAVAIL when
  * either side is a wildcard), -EACCES (a port below 1024 without

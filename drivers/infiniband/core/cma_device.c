@@ -190,6 +190,69 @@ void cma_devices_exit(void)
 	ib_unregister_client(&cma_client);
 }
 
+/* Does @port of @device, an InfiniBand one, have @dev_addr's P_Key? */
+static bool cma_ib_port_has_pkey(struct ib_device *device, u32 port,
+				 struct rdma_dev_addr *dev_addr)
+{
+	u16 index;
+
+	return rdma_protocol_ib(device, port) &&
+	       !ib_find_cached_pkey(device, port, ib_addr_get_pkey(dev_addr),
+				    &index);
+}
+
+/* An AF_IB source binds an InfiniBand port with its GID and P_Key. */
+static const struct ib_gid_attr *
+cma_ib_port_sgid(struct ib_device *device, u32 port,
+		 struct rdma_dev_addr *dev_addr)
+{
+	union ib_gid gid;
+
+	if (!cma_ib_port_has_pkey(device, port, dev_addr))
+		return ERR_PTR(-ENODEV);
+	rdma_addr_get_sgid(dev_addr, &gid);
+	return rdma_find_gid_by_port(device, &gid, IB_GID_TYPE_IB, port, NULL);
+}
+
+/*
+ * The GID of @port that reaches @dgid, as a held reference: @dgid itself
+ * (the peer is this port), else the first GID on @dgid's subnet; for a
+ * wildcard or loopback @dgid, the port's first GID. *@exact says whether
+ * it is @dgid itself.
+ */
+static const struct ib_gid_attr *cma_ib_gid_toward(struct ib_device *device,
+						   u32 port,
+						   const union ib_gid *dgid,
+						   bool *exact)
+{
+	const struct ib_gid_attr *attr, *found = ERR_PTR(-ENODEV);
+	bool any = ib_addr_any((const struct ib_addr *)dgid) ||
+		   ib_addr_loopback((const struct ib_addr *)dgid);
+	int i;
+
+	*exact = false;
+	for (i = 0; ; i++) {
+		attr = rdma_get_gid_attr(device, port, i);
+		if (attr == ERR_PTR(-EINVAL))
+			break;
+		if (IS_ERR(attr))
+			continue;
+		if (any || !memcmp(&attr->gid, dgid, sizeof(*dgid))) {
+			if (!IS_ERR(found))
+				rdma_put_gid_attr(found);
+			*exact = !any;
+			return attr;
+		}
+		if (IS_ERR(found) && attr->gid.global.subnet_prefix ==
+				     dgid->global.subnet_prefix) {
+			found = attr;
+			continue;
+		}
+		rdma_put_gid_attr(attr);
+	}
+	return found;
+}
+
 /*
  * The GID on @port of @device that stands for @cid's source address, as
  * a held reference, or an ERR_PTR. RoCE ports use the GID of the port's
@@ -209,6 +272,8 @@ static const struct ib_gid_attr *cma_port_sgid(struct cma_id *cid,
 	if (!rdma_dev_access_netns(device, dev_addr->net))
 		return ERR_PTR(-ENODEV);
 
+	if (cma_src_addr(cid)->sa_family == AF_IB)
+		return cma_ib_port_sgid(device, port, dev_addr);
 	if (!rdma_protocol_roce(device, port)) {
 		if (rdma_protocol_ib(device, port))
 			return ERR_PTR(-ENODEV);
@@ -299,6 +364,66 @@ int cma_acquire_dev(struct cma_id *cid)
 	}
 	mutex_unlock(&cma_lock);
 	return -ENODEV;
+}
+
+/**
+ * cma_acquire_ib_dev - bind an id to the InfiniBand port that reaches a GID
+ * @cid: the id, resolving an AF_IB destination; its dev_addr, of the
+ *	InfiniBand type, holds that destination's GID and P_Key
+ *
+ * Of the InfiniBand ports with the P_Key, one that has the destination's
+ * GID (a loopback) wins; else the first with a GID on its subnet. A
+ * wildcard or loopback destination takes the first port with the P_Key.
+ *
+ * Context: process context; takes cma_lock.
+ * Return: 0 with @cid's device, port and source GID (in dev_addr too) set
+ * and a device reference held, or -ENODEV when no port reaches the GID.
+ */
+int cma_acquire_ib_dev(struct cma_id *cid)
+{
+	struct rdma_dev_addr *dev_addr = &cid->id.route.addr.dev_addr;
+	const struct ib_gid_attr *attr, *best = ERR_PTR(-ENODEV);
+	struct cma_device *cma_dev, *best_dev = NULL;
+	u32 port, best_port = 0;
+	union ib_gid dgid;
+	bool exact;
+
+	rdma_addr_get_dgid(dev_addr, &dgid);
+	mutex_lock(&cma_lock);
+	list_for_each_entry(cma_dev, &cma_devices, list) {
+		if (!cma_dev_allowed(cid, cma_dev->device) ||
+		    !rdma_dev_access_netns(cma_dev->device, dev_addr->net))
+			continue;
+		rdma_for_each_port(cma_dev->device, port) {
+			if (!cma_ib_port_has_pkey(cma_dev->device, port,
+						  dev_addr))
+				continue;
+			attr = cma_ib_gid_toward(cma_dev->device, port, &dgid,
+						 &exact);
+			if (IS_ERR(attr))
+				continue;
+			if (!IS_ERR(best) && !exact) {
+				rdma_put_gid_attr(attr);
+				continue;
+			}
+			if (!IS_ERR(best))
+				rdma_put_gid_attr(best);
+			best = attr;
+			best_dev = cma_dev;
+			best_port = port;
+			if (exact)
+				goto found;
+		}
+	}
+	if (IS_ERR(best)) {
+		mutex_unlock(&cma_lock);
+		return -ENODEV;
+	}
+found:
+	rdma_addr_set_sgid(dev_addr, (union ib_gid *)&best->gid);
+	cma_attach(cid, best_dev, best_port, best);
+	mutex_unlock(&cma_lock);
+	return 0;
 }
 
 /*

@@ -11,12 +11,16 @@
  *   bytes 4-19  source address
  *   bytes 20-35 destination address
  * An IPv4 address takes the last 4 bytes of its 16, after 12 zeros.
+ *
+ * An AF_IB connection has no header: its service ID is the consumer's
+ * own, and the private data is all the consumer's.
  */
 
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <rdma/ib.h>
 
 #include "cma_priv.h"
 
@@ -89,8 +93,21 @@ int cma_hdr_encode(void *buf, const struct sockaddr *src,
 EXPORT_SYMBOL_IF_KUNIT(cma_hdr_encode);
 
 /**
- * cma_hdr_with_data - the private data of a request: our header, then the
- *	consumer's data
+ * cma_hdr_len - how much of a request's private data is the CM header
+ * @addr: an address of the connection (either end; they share a family)
+ *
+ * Context: any.
+ * Return: CMA_HDR_SIZE, or 0 for AF_IB.
+ */
+u8 cma_hdr_len(const struct sockaddr *addr)
+{
+	return addr->sa_family == AF_IB ? 0 : CMA_HDR_SIZE;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_hdr_len);
+
+/**
+ * cma_hdr_with_data - the private data of a request: our header (none for
+ *	AF_IB), then the consumer's data
  * @cid: the id, its addresses resolved
  * @param: the consumer's parameters; their private data follows the header
  * @room: how much private data the request carries at most
@@ -104,25 +121,30 @@ EXPORT_SYMBOL_IF_KUNIT(cma_hdr_encode);
 void *cma_hdr_with_data(struct cma_id *cid,
 			const struct rdma_conn_param *param, u8 room, u8 *len)
 {
+	u8 hdr_len = cma_hdr_len(cma_dst_addr(cid));
 	void *buf;
 	int ret;
 
-	if (param->private_data_len > room - CMA_HDR_SIZE)
+	if (param->private_data_len > room - hdr_len)
 		return ERR_PTR(-EINVAL);
-	*len = CMA_HDR_SIZE + param->private_data_len;
-	buf = CMA_ALLOC(kzalloc(*len, GFP_KERNEL));
+	*len = hdr_len + param->private_data_len;
+	/* A byte at least: kzalloc(0) is not a buffer to hand on. */
+	buf = CMA_ALLOC(kzalloc(max_t(u8, *len, 1), GFP_KERNEL));
 	if (!buf)
 		return ERR_PTR(-ENOMEM);
-	ret = cma_hdr_encode(buf, cma_src_addr(cid), cma_dst_addr(cid));
-	if (ret) {
-		kfree(buf);
-		return ERR_PTR(ret);
+	if (hdr_len) {
+		ret = cma_hdr_encode(buf, cma_src_addr(cid), cma_dst_addr(cid));
+		if (ret) {
+			kfree(buf);
+			return ERR_PTR(ret);
+		}
 	}
 	if (param->private_data_len)
-		memcpy(buf + CMA_HDR_SIZE, param->private_data,
+		memcpy(buf + hdr_len, param->private_data,
 		       param->private_data_len);
 	return buf;
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_hdr_with_data);
 
 /**
  * cma_hdr_decode - read the CM header of a connection request
@@ -205,14 +227,33 @@ int cma_service_id_split(__be64 sid, enum rdma_ucm_port_space *ps, u16 *port)
 EXPORT_SYMBOL_IF_KUNIT(cma_service_id_split);
 
 /**
+ * cma_addr_service_id - the service ID a connection to an address uses
+ * @ps: the port space of the id
+ * @addr: the address connected to or listened on
+ *
+ * Context: any.
+ * Return: an AF_IB address's own service ID, else cma_service_id() of
+ * @ps and @addr's port.
+ */
+__be64 cma_addr_service_id(enum rdma_ucm_port_space ps,
+			   const struct sockaddr *addr)
+{
+	if (addr->sa_family == AF_IB)
+		return ((const struct sockaddr_ib *)addr)->sib_sid;
+	return cma_service_id(ps, cma_addr_port(addr));
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_addr_service_id);
+
+/**
  * rdma_get_service_id - the IB CM service ID an id uses for an address
  * @id: the id; its port space is used
- * @addr: an IPv4 or IPv6 address; its port is used
+ * @addr: an IPv4 or IPv6 address, whose port is used, or an AF_IB one,
+ *	whose service ID is the answer
  *
  * Context: any.
  * Return: the service ID, big-endian.
  */
 __be64 rdma_get_service_id(struct rdma_cm_id *id, struct sockaddr *addr)
 {
-	return cma_service_id(id->ps, cma_addr_port(addr));
+	return cma_addr_service_id(id->ps, addr);
 }

@@ -57,8 +57,7 @@ int cma_ib_connect(struct cma_id *cid, const struct rdma_conn_param *param)
 	req.private_data = pdata;
 	req.primary_path = &route->path_rec[0];
 	req.ppath_sgid_attr = route->addr.dev_addr.sgid_attr;
-	req.service_id = cma_service_id(cid->id.ps,
-					cma_addr_port(cma_dst_addr(cid)));
+	req.service_id = cma_addr_service_id(cid->id.ps, cma_dst_addr(cid));
 	req.qp_num = cid->qp_num;
 	req.qp_type = cid->id.qp_type;
 	req.starting_psn = cid->seq_num;
@@ -278,9 +277,11 @@ static struct net *cma_req_net(const struct ib_gid_attr *attr)
 /**
  * struct cma_req - what a REQ or SIDR REQ says, decoded
  * @net: the namespace it arrived in, a reference
+ * @sid: its service ID
  * @ps: port space of its service ID
  * @port: port of its service ID
- * @src: the active side's address and port, from the CM header
+ * @src: the active side's address and port, from the CM header (or, for
+ *	AF_IB, from the path)
  * @dst: the address connected to, with @port
  * @device_port: the device port it arrived on
  * @sgid_attr: the GID it was sent to (RoCE), or NULL
@@ -289,6 +290,7 @@ static struct net *cma_req_net(const struct ib_gid_attr *attr)
  */
 struct cma_req {
 	struct net *net;
+	__be64 sid;
 	enum rdma_ucm_port_space ps;
 	u16 port;
 	struct sockaddr_storage src;
@@ -308,7 +310,9 @@ static bool cma_req_addressed_to(const struct ib_gid_attr *attr,
 {
 	union ib_gid gid;
 
-	if (!attr || !rdma_protocol_roce(attr->device, attr->port_num))
+	/* An AF_IB address comes from the path, which ib_cm matched. */
+	if (!attr || !rdma_protocol_roce(attr->device, attr->port_num) ||
+	    dst->sa_family == AF_IB)
 		return true;
 	rdma_ip2gid(dst, &gid);
 	return !memcmp(&gid, &attr->gid, sizeof(gid));
@@ -340,24 +344,84 @@ static int cma_req_origin(struct cma_req *req, const struct ib_cm_event *ev,
 	}
 }
 
+/**
+ * cma_ib_req_addrs - the addresses of a request from an AF_IB consumer
+ * @path: the request's path as the passive side sees it (its source GID
+ *	ours), or NULL for a SIDR REQ
+ * @sid: the service ID asked for
+ * @src: the peer's address: its GID, P_Key and flow information
+ * @dst: ours: the path's source GID, P_Key and flow information, and @sid
+ *	with a full mask; for a SIDR REQ only @sid
+ *
+ * Such a request has no CM header: the addresses come from the path.
+ *
+ * Context: any.
+ */
+void cma_ib_req_addrs(const struct sa_path_rec *path, __be64 sid,
+		      struct sockaddr_storage *src,
+		      struct sockaddr_storage *dst)
+{
+	struct sockaddr_ib *peer = (struct sockaddr_ib *)src;
+	struct sockaddr_ib *self = (struct sockaddr_ib *)dst;
+
+	memset(src, 0, sizeof(*src));
+	memset(dst, 0, sizeof(*dst));
+	peer->sib_family = AF_IB;
+	self->sib_family = AF_IB;
+	self->sib_sid = sid;
+	self->sib_sid_mask = cpu_to_be64(~0ULL);
+	if (!path)
+		return;
+	peer->sib_pkey = path->pkey;
+	self->sib_pkey = path->pkey;
+	peer->sib_flowinfo = path->flow_label;
+	self->sib_flowinfo = path->flow_label;
+	memcpy(&peer->sib_addr, &path->dgid, sizeof(peer->sib_addr));
+	memcpy(&self->sib_addr, &path->sgid, sizeof(self->sib_addr));
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ib_req_addrs);
+
+/*
+ * A request's addresses as AF_IB ones, from its path. A SIDR REQ has no
+ * path: ours is the GID and P_Key it arrived on.
+ */
+static void cma_req_as_ib(struct cma_req *req, const struct ib_cm_event *ev)
+{
+	struct sockaddr_ib *self = (struct sockaddr_ib *)&req->dst;
+
+	cma_ib_req_addrs(req->path, req->sid, &req->src, &req->dst);
+	if (req->path)
+		return;
+	self->sib_pkey = cpu_to_be16(ev->param.sidr_req_rcvd.pkey);
+	if (req->sgid_attr)
+		memcpy(&self->sib_addr, &req->sgid_attr->gid,
+		       sizeof(self->sib_addr));
+}
+
+/*
+ * What a request says. Its addresses come from its CM header or, as
+ * in-box, when the header does not parse, there is none: the request is
+ * an AF_IB one.
+ */
 static int cma_req_decode(struct cma_req *req, const struct ib_cm_event *ev)
 {
-	__be64 sid;
 	int ret;
 
-	ret = cma_req_origin(req, ev, &sid);
+	ret = cma_req_origin(req, ev, &req->sid);
 	if (ret)
 		return ret;
-	ret = cma_service_id_split(sid, &req->ps, &req->port);
+	ret = cma_service_id_split(req->sid, &req->ps, &req->port);
 	if (ret)
 		return ret;
-	ret = cma_hdr_decode(ev->private_data, &req->src, &req->dst);
-	if (ret)
-		return ret;
+	if (cma_hdr_decode(ev->private_data, &req->src, &req->dst))
+		cma_req_as_ib(req, ev);
 	if (!cma_req_addressed_to(req->sgid_attr, (struct sockaddr *)&req->dst))
 		return -EINVAL;
 	cma_addr_set_port((struct sockaddr *)&req->dst, req->port);
 	req->net = cma_req_net(req->sgid_attr);
+	/* InfiniBand has no netdev to say: AF_IB lives in init_net. */
+	if (!req->net && req->dst.ss_family == AF_IB)
+		req->net = get_net(&init_net);
 	return req->net ? 0 : -ENODEV;
 }
 
@@ -383,6 +447,19 @@ static int cma_req_route(struct rdma_route *route, const struct cma_req *req)
 	route->num_pri_alt_paths = 1;
 	rdma_addr_set_dgid(&route->addr.dev_addr, &route->path_rec->dgid);
 	return 0;
+}
+
+/*
+ * An AF_IB request's id: our GID and P_Key are those of its address. On
+ * InfiniBand, where no netdev said otherwise, the device type too.
+ */
+static void cma_ib_child_dev_addr(struct rdma_dev_addr *dev_addr,
+				  const struct sockaddr_ib *self)
+{
+	if (!dev_addr->dev_type)
+		dev_addr->dev_type = ARPHRD_INFINIBAND;
+	rdma_addr_set_sgid(dev_addr, (union ib_gid *)&self->sib_addr);
+	ib_addr_set_pkey(dev_addr, ntohs(self->sib_pkey));
 }
 
 /*
@@ -416,6 +493,9 @@ static struct cma_id *cma_req_child(struct cma_id *listener,
 			cma_copy_l2(&route->addr.dev_addr, ndev);
 		rcu_read_unlock();
 	}
+	if (req->dst.ss_family == AF_IB)
+		cma_ib_child_dev_addr(&route->addr.dev_addr,
+				      (const struct sockaddr_ib *)&req->dst);
 	ret = cma_req_route(route, req);
 	if (!ret)
 		ret = cma_attach_dev(cid, ib->device, req->device_port,
@@ -480,9 +560,9 @@ static int cma_req_deliver(struct cma_id *listener, const struct cma_req *req,
 	ib->cm_handler = cma_ib_handler;
 
 	if (req->qp_type == IB_QPT_UD)
-		cma_sidr_req_event(&event, ev);
+		cma_sidr_req_event(&event, ev, cma_hdr_len(cma_src_addr(child)));
 	else
-		cma_req_event(&event, ev, CMA_HDR_SIZE);
+		cma_req_event(&event, ev, cma_hdr_len(cma_src_addr(child)));
 	ret = cma_deliver(child, &event);
 	if (ret) {
 		child->ib = NULL;
@@ -520,6 +600,10 @@ static int cma_ib_req_handler(struct ib_cm_id *ib,
 		ret = -EINVAL;
 		goto out;
 	}
+	/* As in-box, an AF_IB listener sees IP requests raw, header and all. */
+	if (cma_src_addr(listener)->sa_family == AF_IB &&
+	    req.dst.ss_family != AF_IB)
+		cma_req_as_ib(&req, ev);
 	if (listener->id.qp_type != req.qp_type)
 		ret = -EINVAL;
 	else
@@ -547,7 +631,7 @@ int cma_ib_listen(struct cma_id *cid, struct ib_device *device,
 	__be64 sid;
 
 	lockdep_assert_held(&cma_lock);
-	sid = cma_service_id(cid->id.ps, cma_addr_port(cma_src_addr(cid)));
+	sid = cma_addr_service_id(cid->id.ps, cma_src_addr(cid));
 	ib = CMA_CALL_PTR(ib_cm_insert_listen(device, cma_ib_req_handler, sid));
 	if (IS_ERR(ib))
 		return PTR_ERR(ib);

@@ -3,9 +3,12 @@
  * Listening. A listener bound to a specific address listens on its
  * device; a wildcard listener on every device, including devices that
  * appear later. On each device the listen is an IB CM listen on the
- * service ID of the listener's port space and port; an incoming request
- * is then matched to a listener through the port table, by namespace,
- * address and device (cma_find_listener()).
+ * service ID of the listener's port space and port (an AF_IB listener's
+ * own, on IB CM devices only); an incoming request is then matched to a
+ * listener through the port table, by namespace, address and device
+ * (cma_find_listener()). An AF_IB request, one without a CM header, only
+ * finds AF_IB listeners; an AF_IB listener takes IP requests too, as
+ * in-box, and sees them as AF_IB ones with the header in the private data.
  *
  * The lists of listens are under cma_lock.
  */
@@ -41,15 +44,19 @@ static LIST_HEAD(cma_listen_any);
 static int cma_listen_on_device(struct cma_id *cid, struct cma_device *cma_dev)
 {
 	struct ib_device *device = cma_dev->device;
+	bool ib_cm = rdma_cap_ib_cm(device, rdma_start_port(device));
 	struct cma_dev_listen *dl;
 	int ret;
 
 	lockdep_assert_held(&cma_lock);
+	/* The iWARP CM speaks IP only: AF_IB listeners pass its devices by. */
+	if (!ib_cm && cma_src_addr(cid)->sa_family == AF_IB)
+		return 0;
 	dl = CMA_ALLOC(kzalloc(sizeof(*dl), GFP_KERNEL));
 	if (!dl)
 		return -ENOMEM;
 
-	if (rdma_cap_ib_cm(device, rdma_start_port(device)))
+	if (ib_cm)
 		ret = cma_ib_listen(cid, device, &dl->ib);
 	else
 		ret = cma_iw_listen(cid, device, &dl->iw);
@@ -237,8 +244,13 @@ static bool cma_listener_matches(struct cma_id *cid, const struct sockaddr *dst,
 	if ((cid->id.device && cid->id.device != device) ||
 	    !cma_dev_allowed(cid, device))
 		return false;
+	/* As in-box, an AF_IB listener takes IP requests too. */
+	if (addr->sa_family == AF_IB && dst->sa_family != AF_IB)
+		return true;
+	/* Else only an IPv6 listener that is not afonly takes IPv4 ones. */
 	if (addr->sa_family != dst->sa_family &&
-	    (addr->sa_family != AF_INET6 || cid->afonly))
+	    (addr->sa_family != AF_INET6 || dst->sa_family != AF_INET ||
+	     cid->afonly))
 		return false;
 	return cma_addr_any(addr) || cma_addr_equal(addr, dst);
 }

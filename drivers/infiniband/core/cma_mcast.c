@@ -198,15 +198,16 @@ static int cma_mc_join(struct cma_id *cid, struct cma_mc *mc)
 }
 
 /**
- * cma_mc_ib_mgid - the MGID of an IP group on InfiniBand
- * @addr: the group, AF_INET or AF_INET6
+ * cma_mc_ib_mgid - the MGID of a group on InfiniBand
+ * @addr: the group, AF_INET, AF_INET6 or AF_IB
  * @broadcast: the IPoIB broadcast address of the id's port, for the
  *	group's scope and P_Key
  * @ps: the id's port space
  * @mgid: the result
  *
- * An IPv6 group that is already an SA-assigned MGID (ff1x:a01b::/32) is
- * its own MGID; any other maps as IPoIB maps it, and for the UDP port
+ * An AF_IB group is its own MGID, and so is an IPv6 group that is already
+ * an SA-assigned MGID (ff1x:a01b::/32); any other maps as IPoIB maps it,
+ * and for the UDP port
  * space the signature byte says rdma_cm, so that the group is not the
  * IPoIB one of the same address, as in-box.
  *
@@ -219,6 +220,11 @@ void cma_mc_ib_mgid(const struct sockaddr *addr, const unsigned char *broadcast,
 	const struct sockaddr_in *in = (const struct sockaddr_in *)addr;
 	char map[MAX_ADDR_LEN];
 
+	if (addr->sa_family == AF_IB) {
+		memcpy(mgid->raw, &((const struct sockaddr_ib *)addr)->sib_addr,
+		       sizeof(mgid->raw));
+		return;
+	}
 	if (addr->sa_family == AF_INET6 &&
 	    (be32_to_cpu(in6->sin6_addr.s6_addr32[0]) & 0xfff0ffff) ==
 	    0xff10a01b) {
@@ -453,7 +459,8 @@ EXPORT_SYMBOL_IF_KUNIT(cma_mc_join_ib);
  * @id: a UD id bound to a RoCE or InfiniBand device (ADDR_BOUND or
  *	ADDR_RESOLVED) with no QP yet: the consumer attaches its QP to the
  *	group itself
- * @addr: the group, an IPv4 or IPv6 multicast address
+ * @addr: the group, an IPv4 or IPv6 multicast address, or on InfiniBand
+ *	an AF_IB one, whose GID is the MGID
  * @join_state: BIT(FULLMEMBER_JOIN), or BIT(SENDONLY_FULLMEMBER_JOIN) for a
  *	send-only join, which takes no IP membership
  * @context: given back in the event's private_data
@@ -464,7 +471,7 @@ EXPORT_SYMBOL_IF_KUNIT(cma_mc_join_ib);
  *
  * Context: process context; may sleep; takes rtnl.
  * Return: 0, -EINVAL (no device, wrong state or QP type, a QP already
- * there, a wildcard group), -EOPNOTSUPP on iWARP, -ENODEV, -ENOMEM, or
+ * there, a wildcard group, an AF_IB group on RoCE), -EOPNOTSUPP on iWARP, -ENODEV, -ENOMEM, or
  * the SA join's error.
  */
 int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
@@ -482,6 +489,9 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 		return cma_mc_join_ib(id, addr, join_state, context);
 	if (!rdma_protocol_roce(id->device, id->port_num))
 		return -EOPNOTSUPP;
+	/* A RoCE group is an IP group. */
+	if (addr->sa_family == AF_IB)
+		return -EINVAL;
 
 	mc = cma_mc_new(cid, addr, join_state, context, cma_mc_join);
 	if (IS_ERR(mc))

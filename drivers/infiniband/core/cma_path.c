@@ -76,7 +76,9 @@ EXPORT_SYMBOL_IF_KUNIT(cma_set_path_ops);
 /**
  * cma_path_request - what to ask the SA for the route of an id
  * @dev_addr: the resolved address: source and destination GIDs, P_Key
- * @dst: the destination address, for its port and, IPv6, its flow label
+ * @dst: the destination address, for the service ID (its port, or its
+ *	own for AF_IB) and, IPv6 and AF_IB, the traffic class in its flow
+ *	information
  * @ps: the port space, for the service ID
  * @tos: the id's type of service (IPv4 only, as the QoS class)
  * @rec: the query's record, filled in
@@ -89,7 +91,7 @@ ib_sa_comp_mask cma_path_request(struct rdma_dev_addr *dev_addr,
 				 enum rdma_ucm_port_space ps, u8 tos,
 				 struct sa_path_rec *rec)
 {
-	const struct sockaddr_in6 *sin6;
+	__be32 flowinfo;
 	ib_sa_comp_mask mask;
 
 	memset(rec, 0, sizeof(*rec));
@@ -99,21 +101,25 @@ ib_sa_comp_mask cma_path_request(struct rdma_dev_addr *dev_addr,
 	rec->pkey = cpu_to_be16(ib_addr_get_pkey(dev_addr));
 	rec->numb_path = 1;
 	rec->reversible = 1;
-	rec->service_id = cma_service_id(ps, cma_addr_port(dst));
+	rec->service_id = cma_addr_service_id(ps, dst);
 	mask = IB_SA_PATH_REC_DGID | IB_SA_PATH_REC_SGID |
 	       IB_SA_PATH_REC_PKEY | IB_SA_PATH_REC_NUMB_PATH |
 	       IB_SA_PATH_REC_REVERSIBLE | IB_SA_PATH_REC_SERVICE_ID;
 
-	if (dst->sa_family == AF_INET6) {
-		/* The traffic class is the flow information's top byte. */
-		sin6 = (const struct sockaddr_in6 *)dst;
-		rec->traffic_class = be32_to_cpu(sin6->sin6_flowinfo) >> 20;
-		mask |= IB_SA_PATH_REC_TRAFFIC_CLASS;
-	} else {
+	switch (dst->sa_family) {
+	case AF_INET6:
+		flowinfo = ((const struct sockaddr_in6 *)dst)->sin6_flowinfo;
+		break;
+	case AF_IB:
+		flowinfo = ((const struct sockaddr_ib *)dst)->sib_flowinfo;
+		break;
+	default:
 		rec->qos_class = cpu_to_be16(tos);
-		mask |= IB_SA_PATH_REC_QOS_CLASS;
+		return mask | IB_SA_PATH_REC_QOS_CLASS;
 	}
-	return mask;
+	/* The traffic class is the flow information's top byte. */
+	rec->traffic_class = be32_to_cpu(flowinfo) >> 20;
+	return mask | IB_SA_PATH_REC_TRAFFIC_CLASS;
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_path_request);
 

@@ -4,8 +4,10 @@
  * port space (TCP, UDP, IPoIB, IB), with the socket-like rules for
  * sharing one: reuseaddr, afonly, and ephemeral ports drawn from
  * ip_local_port_range that may be shared while the 4-tuple stays unique.
+ * An AF_IB address names its port space in its service ID.
  *
- * Everything here runs under cma_lock.
+ * Everything here runs under cma_lock, but for the pure functions of an
+ * address.
  */
 
 #include <linux/random.h>
@@ -13,6 +15,7 @@
 #include <net/ip.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
+#include <rdma/ib.h>
 
 #include "cma_priv.h"
 
@@ -53,6 +56,81 @@ static struct xarray *cma_ports(struct net *net, enum rdma_ucm_port_space ps)
 	return NULL;
 }
 
+/* The service ID prefix of each port space an AF_IB address may name. */
+static const struct {
+	enum rdma_ucm_port_space ps;
+	u64 prefix;
+} cma_ib_port_spaces[] = {
+	{ RDMA_PS_IB,	RDMA_IB_IP_PS_IB },
+	{ RDMA_PS_TCP,	RDMA_IB_IP_PS_TCP },
+	{ RDMA_PS_UDP,	RDMA_IB_IP_PS_UDP },
+};
+
+/**
+ * cma_ib_claim_port_space - settle the port space of an AF_IB address
+ * @sib: the address an id binds to; its service ID and mask are completed
+ * @id_ps: the id's port space
+ *
+ * The masked bits of the service ID above its port must be those of a
+ * port space the id may use: its own, or TCP or UDP for an RDMA_PS_IB id.
+ * A mask that does not cover those bits lets the first such port space
+ * (in the order IB, TCP, UDP) match, as in-box. The port keeps the masked
+ * low bits (0 for an ephemeral one).
+ *
+ * Context: any.
+ * Return: 0 with @sib's service ID in the port space and its mask covering
+ * it, or -EPROTONOSUPPORT when no port space fits (RDMA_PS_IPOIB never
+ * does).
+ */
+int cma_ib_claim_port_space(struct sockaddr_ib *sib,
+			    enum rdma_ucm_port_space id_ps)
+{
+	u64 mask = be64_to_cpu(sib->sib_sid_mask);
+	u64 sid = be64_to_cpu(sib->sib_sid) & mask;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cma_ib_port_spaces); i++) {
+		enum rdma_ucm_port_space ps = cma_ib_port_spaces[i].ps;
+		u64 prefix = cma_ib_port_spaces[i].prefix;
+
+		if (ps != id_ps && id_ps != RDMA_PS_IB)
+			continue;
+		if ((sid & RDMA_IB_IP_PS_MASK) !=
+		    (prefix & mask & RDMA_IB_IP_PS_MASK))
+			continue;
+		sib->sib_sid = cpu_to_be64(prefix | (sid & 0xffff));
+		sib->sib_sid_mask = cpu_to_be64(mask | RDMA_IB_IP_PS_MASK);
+		return 0;
+	}
+	return -EPROTONOSUPPORT;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ib_claim_port_space);
+
+/**
+ * cma_addr_port_space - the port space an id's port belongs to
+ * @src: the id's source address
+ * @id_ps: the id's port space
+ *
+ * Context: any.
+ * Return: the one an AF_IB address's service ID names (see
+ * cma_ib_claim_port_space()), else @id_ps.
+ */
+enum rdma_ucm_port_space cma_addr_port_space(const struct sockaddr *src,
+					     enum rdma_ucm_port_space id_ps)
+{
+	const struct sockaddr_ib *sib = (const struct sockaddr_ib *)src;
+
+	if (src->sa_family != AF_IB)
+		return id_ps;
+	return (be64_to_cpu(sib->sib_sid) >> 16) & 0xffff;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_addr_port_space);
+
+static enum rdma_ucm_port_space cma_ps(struct cma_id *cid)
+{
+	return cma_addr_port_space(cma_src_addr(cid), cid->id.ps);
+}
+
 static struct net *cma_net(struct cma_id *cid)
 {
 	return cid->id.route.addr.dev_addr.net;
@@ -84,7 +162,7 @@ static int cma_port_create(struct cma_id *cid, u16 num)
 	if (!port)
 		return -ENOMEM;
 
-	port->ps = cid->id.ps;
+	port->ps = cma_ps(cid);
 	port->num = num;
 	ret = xa_insert(cma_ports(cma_net(cid), port->ps), num, port,
 			GFP_KERNEL);
@@ -153,7 +231,7 @@ static bool cma_port_tuple_unique(struct cma_port *port, struct cma_id *cid)
 
 static int cma_port_bind_ephemeral(struct cma_id *cid)
 {
-	struct xarray *ports = cma_ports(cma_net(cid), cid->id.ps);
+	struct xarray *ports = cma_ports(cma_net(cid), cma_ps(cid));
 	static u16 last_used;
 	int low, high, n, i;
 	u16 num;
@@ -193,7 +271,7 @@ static int cma_port_bind_explicit(struct cma_id *cid, u16 num)
 					   CAP_NET_BIND_SERVICE))
 		return -EACCES;
 
-	port = xa_load(cma_ports(cma_net(cid), cid->id.ps), num);
+	port = xa_load(cma_ports(cma_net(cid), cma_ps(cid)), num);
 	if (!port)
 		return cma_port_create(cid, num);
 

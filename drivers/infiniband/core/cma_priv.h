@@ -18,6 +18,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
+#include <rdma/ib.h>
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/rdma_cm_ext.h>
@@ -245,6 +246,10 @@ void cma_ports_exit(void);
 int cma_port_bind(struct cma_id *cid);
 void cma_port_release(struct cma_id *cid);
 int cma_port_claim_for_listen(struct cma_id *cid);
+int cma_ib_claim_port_space(struct sockaddr_ib *sib,
+			    enum rdma_ucm_port_space id_ps);
+enum rdma_ucm_port_space cma_addr_port_space(const struct sockaddr *src,
+					     enum rdma_ucm_port_space id_ps);
 struct hlist_head *cma_port_owners(struct net *net,
 				   enum rdma_ucm_port_space ps, u16 num);
 
@@ -261,6 +266,7 @@ int cma_devices_init(void);
 void cma_devices_exit(void);
 int cma_acquire_dev(struct cma_id *cid);
 int cma_acquire_loopback_dev(struct cma_id *cid);
+int cma_acquire_ib_dev(struct cma_id *cid);
 int cma_attach_dev(struct cma_id *cid, struct ib_device *device, u32 port,
 		   const struct ib_gid_attr *sgid_attr);
 void cma_release_dev(struct cma_id *cid);
@@ -308,6 +314,12 @@ void *cma_hdr_with_data(struct cma_id *cid,
 int cma_hdr_decode(const void *buf, struct sockaddr_storage *src,
 		   struct sockaddr_storage *dst);
 __be64 cma_service_id(enum rdma_ucm_port_space ps, u16 port);
+__be64 cma_addr_service_id(enum rdma_ucm_port_space ps,
+			   const struct sockaddr *addr);
+u8 cma_hdr_len(const struct sockaddr *addr);
+void cma_ib_req_addrs(const struct sa_path_rec *path, __be64 sid,
+		      struct sockaddr_storage *src,
+		      struct sockaddr_storage *dst);
 int cma_service_id_split(__be64 sid, enum rdma_ucm_port_space *ps,
 			 u16 *port);
 
@@ -323,7 +335,7 @@ int cma_sidr_connect(struct cma_id *cid, const struct rdma_conn_param *param);
 int cma_sidr_reply(struct cma_id *cid, enum ib_cm_sidr_status status,
 		   u32 qkey, const void *pdata, u8 len);
 void cma_sidr_req_event(struct rdma_cm_event *event,
-			const struct ib_cm_event *ev);
+			const struct ib_cm_event *ev, u8 offset);
 
 /* cma_mcast.c */
 void cma_mc_mgid(const struct sockaddr *addr, enum ib_gid_type gid_type,

@@ -2,24 +2,30 @@
 /*
  * Address resolution: from a destination IP address to the local device,
  * port and source GID that reach it and the peer's hardware address,
- * through ib_core's neighbour resolution (rdma_resolve_ip()).
+ * through ib_core's neighbour resolution (rdma_resolve_ip()); or from an
+ * AF_IB destination, a GID, to the InfiniBand port on its subnet.
  */
 
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <net/ipv6.h>
+#include <rdma/ib.h>
 #include <rdma/ib_addr.h>
 
 #include "cma_priv.h"
 
 /* A source address for an id the consumer did not bind: any, of @dst's
- * family, on @dst's interface for a link-local IPv6 destination.
+ * family, on @dst's interface for a link-local IPv6 destination, with
+ * @dst's P_Key for an AF_IB one.
  */
 static void cma_any_src_for(struct sockaddr_storage *src,
 			    const struct sockaddr *dst)
 {
 	memset(src, 0, sizeof(*src));
 	src->ss_family = dst->sa_family;
+	if (dst->sa_family == AF_IB)
+		((struct sockaddr_ib *)src)->sib_pkey =
+			((const struct sockaddr_ib *)dst)->sib_pkey;
 	if (dst->sa_family == AF_INET6) {
 		const struct sockaddr_in6 *d6 = (const void *)dst;
 		struct sockaddr_in6 *s6 = (void *)src;
@@ -159,12 +165,48 @@ static int cma_resolve_loopback(struct cma_id *cid)
 			       &event);
 }
 
+/*
+ * An AF_IB destination is a GID already: there is nothing to ask the
+ * network. The device is the one the id is bound to, or else the
+ * InfiniBand port that reaches the GID (see cma_acquire_ib_dev()), whose
+ * GID becomes the source address. A wildcard or loopback destination is
+ * that source GID itself.
+ */
+static int cma_resolve_ib(struct cma_id *cid)
+{
+	struct rdma_cm_event event = { .event = RDMA_CM_EVENT_ADDR_RESOLVED };
+	struct rdma_dev_addr *dev_addr = &cid->id.route.addr.dev_addr;
+	struct sockaddr_ib *src = (struct sockaddr_ib *)cma_src_addr(cid);
+	struct sockaddr_ib *dst = (struct sockaddr_ib *)cma_dst_addr(cid);
+	int ret;
+
+	/* First: where the GIDs sit in the hardware addresses depends on it. */
+	dev_addr->dev_type = ARPHRD_INFINIBAND;
+	rdma_addr_set_dgid(dev_addr, (union ib_gid *)&dst->sib_addr);
+	if (!cid->cma_dev) {
+		ib_addr_set_pkey(dev_addr, ntohs(dst->sib_pkey));
+		ret = cma_acquire_ib_dev(cid);
+		if (ret)
+			return ret;
+		rdma_addr_get_sgid(dev_addr, (union ib_gid *)&src->sib_addr);
+		src->sib_pkey = dst->sib_pkey;
+	}
+	if (cma_addr_any(cma_dst_addr(cid))) {
+		dst->sib_addr = src->sib_addr;
+		rdma_addr_set_dgid(dev_addr, (union ib_gid *)&dst->sib_addr);
+	}
+	return cma_queue_event(cid, RDMA_CM_ADDR_QUERY, RDMA_CM_ADDR_RESOLVED,
+			       &event);
+}
+
 /**
  * rdma_resolve_addr - find the local device and the peer's address
  * @id: the id, IDLE (it is bound first, to @src_addr or a wildcard) or
  *	ADDR_BOUND
  * @src_addr: source address to bind an IDLE id to, or NULL
- * @dst_addr: the destination, AF_INET or AF_INET6, of the id's family
+ * @dst_addr: the destination, AF_INET, AF_INET6 or AF_IB, of the family
+ *	of the id's source address; an AF_IB one is resolved at once, to an
+ *	InfiniBand port with its P_Key and a GID on its subnet
  * @timeout_ms: how long neighbour resolution may take
  *
  * The result comes as RDMA_CM_EVENT_ADDR_RESOLVED (the id is then
@@ -190,8 +232,9 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 	if (ret)
 		return ret;
 
-	if (cma_addr_any(dst_addr)) {
-		ret = cma_resolve_loopback(cid);
+	if (dst_addr->sa_family == AF_IB || cma_addr_any(dst_addr)) {
+		ret = dst_addr->sa_family == AF_IB ? cma_resolve_ib(cid) :
+						     cma_resolve_loopback(cid);
 		if (ret)
 			cma_transition(cid, RDMA_CM_ADDR_QUERY,
 				       RDMA_CM_ADDR_BOUND);

@@ -135,8 +135,7 @@ int cma_sidr_connect(struct cma_id *cid, const struct rdma_conn_param *param)
 	req.private_data = pdata;
 	req.path = &cid->id.route.path_rec[0];
 	req.sgid_attr = cid->id.route.addr.dev_addr.sgid_attr;
-	req.service_id = cma_service_id(cid->id.ps,
-					cma_addr_port(cma_dst_addr(cid)));
+	req.service_id = cma_addr_service_id(cid->id.ps, cma_dst_addr(cid));
 	req.timeout_ms = CMA_SIDR_TIMEOUT_MS;
 	req.max_cm_retries = CMA_SIDR_MAX_RETRIES;
 
@@ -195,16 +194,16 @@ int cma_sidr_reply(struct cma_id *cid, enum ib_cm_sidr_status status,
  * cma_sidr_req_event - the CONNECT_REQUEST of a SIDR REQ
  * @event: the event to fill
  * @ev: the IB CM's SIDR_REQ_RECEIVED
- *
- * The consumer's data follows the CM header in the request.
+ * @offset: the length of the CM header in front of the consumer's data
+ *	(see cma_hdr_len())
  *
  * Context: any.
  */
 void cma_sidr_req_event(struct rdma_cm_event *event,
-			const struct ib_cm_event *ev)
+			const struct ib_cm_event *ev, u8 offset)
 {
 	event->event = RDMA_CM_EVENT_CONNECT_REQUEST;
-	event->param.ud.private_data = ev->private_data + CMA_HDR_SIZE;
+	event->param.ud.private_data = ev->private_data + offset;
 	event->param.ud.private_data_len =
-		IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE - CMA_HDR_SIZE;
+		IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE - offset;
 }

@@ -13,7 +13,7 @@
 #include "cma_priv.h"
 
 /*
- * A line is at most: id 14, state 21, two addresses of 55, ps 9,
+ * A line is at most: id 14, state 21, two addresses of 60, ps 9,
  * qp_type 16, qpn 15, dev 68, port 16, owner 22, pid 16, age_ms 18,
  * tos 8.
  */
@@ -51,12 +51,20 @@ static const char *cma_view_qp_type(enum ib_qp_type qp_type)
 	}
 }
 
-/* An IP address with its port, or "-" for none or another family. */
+/*
+ * An IP address with its port; an AF_IB one as its GID in brackets and its
+ * service ID in hex, "[fe80::2]:0x0000000001061234"; "-" for none.
+ */
 static void cma_view_addr(char *buf, size_t size,
 			  const struct sockaddr_storage *ss)
 {
+	const struct sockaddr_ib *sib = (const struct sockaddr_ib *)ss;
+
 	if (ss->ss_family == AF_INET || ss->ss_family == AF_INET6)
 		snprintf(buf, size, "%pISpc", ss);
+	else if (ss->ss_family == AF_IB)
+		snprintf(buf, size, "[%pI6c]:0x%016llx", &sib->sib_addr,
+			 be64_to_cpu(sib->sib_sid));
 	else
 		strscpy(buf, "-", size);
 }
@@ -86,8 +94,9 @@ static void cma_view_word(char *buf, size_t size, const char *name)
  * @v: the snapshot
  *
  * The fields, in the order of CMA_ID_VIEW_HEADER: id, state (as
- * cma_state_name()), src and dst (address:port, IPv6 in brackets, "-"
- * when unset), ps, qp_type, qpn, dev ("-" when unbound), port, owner,
+ * cma_state_name()), src and dst (address:port, IPv6 in brackets; AF_IB
+ * as [GID]:0x<service ID in 16 hex digits>; "-" when unset), ps,
+ * qp_type, qpn, dev ("-" when unbound), port, owner,
  * pid, age_ms, tos.
  *
  * Context: any; a pure function of its arguments.

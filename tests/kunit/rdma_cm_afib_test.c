@@ -1,0 +1,707 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: AF_IB addresses. The pure parts (the address functions, the port
+ * space a service ID names, the service ID and header of a connection,
+ * the path record, a headerless request's addresses, the MGID, the
+ * listing), then binding and address and route resolution against a fake
+ * InfiniBand device registered with ib_core for the suite (there is no
+ * InfiniBand port here), with the SA's path query faked as well.
+ *
+ * The fake device has one port, two GIDs on two subnets and two P_Keys.
+ * It has no MAD ports, so ib_cm and ib_sa do not take it: it serves
+ * binding and resolution, not connections.
+ */
+
+#include <linux/in.h>
+#include <linux/string.h>
+#include <rdma/ib.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_verbs.h>
+
+#include "cma_test.h"
+
+#define SUBNET_LOCAL	0xfe80000000000000ULL
+#define SUBNET_SITE	0xfec0000000010000ULL
+#define GUID		0x0002c90300000001ULL
+#define PKEY_DEFAULT	0xffff
+#define PKEY_LIMITED	0x8001
+
+static const u64 fake_subnets[] = { SUBNET_LOCAL, SUBNET_SITE };
+static const u16 fake_pkeys[] = { PKEY_DEFAULT, PKEY_LIMITED };
+
+static void set_gid(struct ib_addr *addr, u64 subnet, u64 guid)
+{
+	addr->sib_subnet_prefix = cpu_to_be64(subnet);
+	addr->sib_interface_id = cpu_to_be64(guid);
+}
+
+static struct sockaddr_ib ib_addr(u64 subnet, u64 guid, u16 pkey, u64 sid,
+				  u64 sid_mask)
+{
+	struct sockaddr_ib sib = {
+		.sib_family = AF_IB,
+		.sib_pkey = htons(pkey),
+		.sib_sid = cpu_to_be64(sid),
+		.sib_sid_mask = cpu_to_be64(sid_mask),
+	};
+
+	set_gid(&sib.sib_addr, subnet, guid);
+	return sib;
+}
+
+/* The fake InfiniBand device: enough of a driver for ib_core's cache. */
+
+static struct ib_device *fake_ibdev;
+
+static int fake_query_device(struct ib_device *device,
+			     struct ib_device_attr *attr, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static int fake_query_port(struct ib_device *device, u32 port,
+			   struct ib_port_attr *attr)
+{
+	attr->state = IB_PORT_ACTIVE;
+	attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = IB_MTU_4096;
+	attr->gid_tbl_len = ARRAY_SIZE(fake_subnets);
+	attr->pkey_tbl_len = ARRAY_SIZE(fake_pkeys);
+	attr->lid = 1;
+	attr->sm_lid = 1;
+	return 0;
+}
+
+static int fake_get_port_immutable(struct ib_device *device, u32 port,
+				   struct ib_port_immutable *immutable)
+{
+	/* InfiniBand with the IB CM, but no MAD: nothing opens its QP1. */
+	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_IB |
+				    RDMA_CORE_CAP_IB_CM;
+	immutable->gid_tbl_len = ARRAY_SIZE(fake_subnets);
+	immutable->pkey_tbl_len = ARRAY_SIZE(fake_pkeys);
+	return 0;
+}
+
+static int fake_query_gid(struct ib_device *device, u32 port, int index,
+			  union ib_gid *gid)
+{
+	set_gid((struct ib_addr *)gid, fake_subnets[index], GUID);
+	return 0;
+}
+
+static int fake_query_pkey(struct ib_device *device, u32 port, u16 index,
+			   u16 *pkey)
+{
+	*pkey = fake_pkeys[index];
+	return 0;
+}
+
+/* The verbs ib_core insists on; nothing here creates objects. */
+static int fake_no_pd(struct ib_pd *pd, struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int fake_no_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
+		      struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int fake_no_destroy_cq(struct ib_cq *cq, struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int fake_no_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
+		      struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int fake_no_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
+			     int mask, struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int fake_no_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int fake_no_send(struct ib_qp *qp, const struct ib_send_wr *wr,
+			const struct ib_send_wr **bad)
+{
+	return -EOPNOTSUPP;
+}
+
+static int fake_no_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad)
+{
+	return -EOPNOTSUPP;
+}
+
+static int fake_no_poll(struct ib_cq *cq, int n, struct ib_wc *wc)
+{
+	return 0;
+}
+
+static int fake_no_notify(struct ib_cq *cq, enum ib_cq_notify_flags flags)
+{
+	return -EOPNOTSUPP;
+}
+
+static struct ib_mr *fake_no_dma_mr(struct ib_pd *pd, int access)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static struct ib_mr *fake_no_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				     u64 virt, int access,
+				     struct ib_udata *udata)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static int fake_no_dereg_mr(struct ib_mr *mr, struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static const struct ib_device_ops fake_ibdev_ops = {
+	.owner = THIS_MODULE,
+	.query_device = fake_query_device,
+	.query_port = fake_query_port,
+	.get_port_immutable = fake_get_port_immutable,
+	.query_gid = fake_query_gid,
+	.query_pkey = fake_query_pkey,
+	.alloc_pd = fake_no_pd,
+	.dealloc_pd = fake_no_pd,
+	.create_cq = fake_no_cq,
+	.destroy_cq = fake_no_destroy_cq,
+	.create_qp = fake_no_qp,
+	.modify_qp = fake_no_modify_qp,
+	.destroy_qp = fake_no_destroy_qp,
+	.post_send = fake_no_send,
+	.post_recv = fake_no_recv,
+	.poll_cq = fake_no_poll,
+	.req_notify_cq = fake_no_notify,
+	.get_dma_mr = fake_no_dma_mr,
+	.reg_user_mr = fake_no_user_mr,
+	.dereg_mr = fake_no_dereg_mr,
+};
+
+static int afib_suite_init(struct kunit_suite *suite)
+{
+	int ret;
+
+	fake_ibdev = _ib_alloc_device(sizeof(*fake_ibdev));
+	if (!fake_ibdev)
+		return -ENOMEM;
+	fake_ibdev->node_type = RDMA_NODE_IB_CA;
+	fake_ibdev->phys_port_cnt = 1;
+	fake_ibdev->num_comp_vectors = 1;
+	ib_set_device_ops(fake_ibdev, &fake_ibdev_ops);
+	ret = ib_register_device(fake_ibdev, "kunit_ib%d", NULL);
+	if (ret) {
+		ib_dealloc_device(fake_ibdev);
+		fake_ibdev = NULL;
+	}
+	return ret;
+}
+
+static void afib_suite_exit(struct kunit_suite *suite)
+{
+	if (!fake_ibdev)
+		return;
+	ib_unregister_device(fake_ibdev);
+	ib_dealloc_device(fake_ibdev);
+	fake_ibdev = NULL;
+}
+
+/* The SA's path query, faked: it keeps what it was asked. */
+
+static struct {
+	struct cma_id *cid;
+	struct sa_path_rec rec;
+	ib_sa_comp_mask mask;
+} fake_sa;
+
+static int fake_path_query(struct cma_id *cid, struct sa_path_rec *rec,
+			   ib_sa_comp_mask mask, unsigned long timeout_ms)
+{
+	fake_sa.cid = cid;
+	fake_sa.rec = *rec;
+	fake_sa.mask = mask;
+	return 0;
+}
+
+static void fake_path_cancel(struct cma_id *cid)
+{
+	cma_path_done(cid, -EINTR, NULL);
+}
+
+static const struct cma_path_ops fake_path_ops = {
+	.query	= fake_path_query,
+	.cancel	= fake_path_cancel,
+};
+
+static int afib_init(struct kunit *test)
+{
+	memset(&fake_sa, 0, sizeof(fake_sa));
+	cma_set_path_ops(&fake_path_ops);
+	return 0;
+}
+
+static void afib_exit(struct kunit *test)
+{
+	cma_set_path_ops(NULL);
+}
+
+/* The pure parts. */
+
+static void afib_addr_functions(struct kunit *test)
+{
+	struct sockaddr_ib a = ib_addr(SUBNET_LOCAL, GUID, PKEY_DEFAULT,
+				       RDMA_IB_IP_PS_TCP | 7471, ~0ULL);
+	struct sockaddr_ib b = ib_addr(SUBNET_LOCAL, GUID, PKEY_LIMITED,
+				       RDMA_IB_IP_PS_UDP | 1, ~0ULL);
+	struct sockaddr_ib any = { .sib_family = AF_IB };
+	struct sockaddr *sa = (struct sockaddr *)&a;
+
+	KUNIT_EXPECT_EQ(test, sizeof(struct sockaddr_ib), cma_addr_size(sa));
+	KUNIT_EXPECT_EQ(test, 0, cma_addr_check(sa));
+	KUNIT_EXPECT_FALSE(test, cma_addr_any(sa));
+	KUNIT_EXPECT_TRUE(test, cma_addr_any((struct sockaddr *)&any));
+	ib_addr_set(&any.sib_addr, 0, 0, 0, htonl(1));
+	KUNIT_EXPECT_TRUE(test, cma_addr_any((struct sockaddr *)&any));
+
+	/* The GID is the address: P_Key and service ID do not count. */
+	KUNIT_EXPECT_TRUE(test, cma_addr_equal(sa, (struct sockaddr *)&b));
+	b.sib_addr.sib_interface_id = cpu_to_be64(GUID + 1);
+	KUNIT_EXPECT_FALSE(test, cma_addr_equal(sa, (struct sockaddr *)&b));
+
+	/* The port is the service ID's low 16 bits, where the mask says. */
+	KUNIT_EXPECT_EQ(test, 7471, cma_addr_port(sa));
+	a.sib_sid_mask = cpu_to_be64(RDMA_IB_IP_PS_MASK);
+	KUNIT_EXPECT_EQ(test, 0, cma_addr_port(sa));
+	cma_addr_set_port(sa, 18515);
+	KUNIT_EXPECT_EQ(test, cpu_to_be64(RDMA_IB_IP_PS_TCP | 18515),
+			a.sib_sid);
+	KUNIT_EXPECT_EQ(test, cpu_to_be64(~0ULL), a.sib_sid_mask);
+	KUNIT_EXPECT_EQ(test, 18515, cma_addr_port(sa));
+}
+
+struct ps_case {
+	enum rdma_ucm_port_space id_ps;
+	u64 sid, mask;
+	int ret;
+	u64 want_sid;
+	enum rdma_ucm_port_space want_ps;
+};
+
+static const struct ps_case ps_cases[] = {
+	/* No mask: the id's own port space, the port left open. */
+	{ RDMA_PS_TCP, 0, 0, 0, RDMA_IB_IP_PS_TCP, RDMA_PS_TCP },
+	{ RDMA_PS_UDP, 0, 0, 0, RDMA_IB_IP_PS_UDP, RDMA_PS_UDP },
+	{ RDMA_PS_IB, 0, 0, 0, RDMA_IB_IP_PS_IB, RDMA_PS_IB },
+	/* A full service ID of the id's port space is kept as it is. */
+	{ RDMA_PS_TCP, RDMA_IB_IP_PS_TCP | 5000, ~0ULL, 0,
+	  RDMA_IB_IP_PS_TCP | 5000, RDMA_PS_TCP },
+	/* An RDMA_PS_IB id may take the TCP and UDP ones too. */
+	{ RDMA_PS_IB, RDMA_IB_IP_PS_TCP | 7, ~0ULL, 0,
+	  RDMA_IB_IP_PS_TCP | 7, RDMA_PS_TCP },
+	{ RDMA_PS_IB, RDMA_IB_IP_PS_UDP | 7, ~0ULL, 0,
+	  RDMA_IB_IP_PS_UDP | 7, RDMA_PS_UDP },
+	/* Other port spaces, and service IDs outside the CM's, are refused. */
+	{ RDMA_PS_TCP, RDMA_IB_IP_PS_UDP | 1, ~0ULL, -EPROTONOSUPPORT },
+	{ RDMA_PS_UDP, RDMA_IB_IP_PS_IB | 1, ~0ULL, -EPROTONOSUPPORT },
+	{ RDMA_PS_IPOIB, 0, 0, -EPROTONOSUPPORT },
+	{ RDMA_PS_TCP, 0x1234567800000001ULL, ~0ULL, -EPROTONOSUPPORT },
+};
+
+static void afib_port_space(struct kunit *test)
+{
+	struct sockaddr_in in = { .sin_family = AF_INET };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ps_cases); i++) {
+		const struct ps_case *pc = &ps_cases[i];
+		struct sockaddr_ib sib = ib_addr(0, 0, PKEY_DEFAULT, pc->sid,
+						 pc->mask);
+		int ret = cma_ib_claim_port_space(&sib, pc->id_ps);
+
+		KUNIT_EXPECT_EQ_MSG(test, pc->ret, ret, "case %d", i);
+		if (ret)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, cpu_to_be64(pc->want_sid),
+				    sib.sib_sid, "case %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, pc->want_ps,
+				    cma_addr_port_space((struct sockaddr *)&sib,
+							pc->id_ps),
+				    "case %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, RDMA_IB_IP_PS_MASK,
+				    be64_to_cpu(sib.sib_sid_mask) &
+				    RDMA_IB_IP_PS_MASK, "case %d", i);
+	}
+	KUNIT_EXPECT_EQ(test, RDMA_PS_UDP,
+			cma_addr_port_space((struct sockaddr *)&in,
+					    RDMA_PS_UDP));
+}
+
+/* An AF_IB connection carries its own service ID and no CM header. */
+static void afib_service_id_and_header(struct kunit *test)
+{
+	struct sockaddr_ib sib = ib_addr(SUBNET_LOCAL, GUID, PKEY_DEFAULT,
+					 0x0123456789abcdefULL, ~0ULL);
+	struct sockaddr_in in = { .sin_family = AF_INET,
+				  .sin_port = htons(7471) };
+	struct cma_test_consumer c;
+	struct rdma_cm_id *id;
+
+	KUNIT_EXPECT_EQ(test, sib.sib_sid,
+			cma_addr_service_id(RDMA_PS_TCP,
+					    (struct sockaddr *)&sib));
+	KUNIT_EXPECT_EQ(test, cpu_to_be64(RDMA_IB_IP_PS_TCP | 7471),
+			cma_addr_service_id(RDMA_PS_TCP,
+					    (struct sockaddr *)&in));
+	KUNIT_EXPECT_EQ(test, 0, cma_hdr_len((struct sockaddr *)&sib));
+	KUNIT_EXPECT_EQ(test, CMA_HDR_SIZE, cma_hdr_len((struct sockaddr *)&in));
+
+	cma_test_consumer_init(&c);
+	id = cma_test_create_id(test, &c);
+	KUNIT_EXPECT_EQ(test, sib.sib_sid,
+			rdma_get_service_id(id, (struct sockaddr *)&sib));
+	rdma_destroy_id(id);
+}
+
+/* The consumer's private data alone, header-free, for an AF_IB peer. */
+static void afib_request_private_data(struct kunit *test)
+{
+	struct sockaddr_ib dst = ib_addr(SUBNET_LOCAL, GUID, PKEY_DEFAULT,
+					 RDMA_IB_IP_PS_TCP | 1, ~0ULL);
+	static const char data[] = "no header";
+	struct rdma_conn_param param = {
+		.private_data = data,
+		.private_data_len = sizeof(data),
+	};
+	struct cma_test_consumer c;
+	struct rdma_cm_id *id;
+	u8 len = 0;
+	void *buf;
+
+	cma_test_consumer_init(&c);
+	id = cma_test_create_id(test, &c);
+	memcpy(&id->route.addr.src_addr, &dst, sizeof(dst));
+	memcpy(&id->route.addr.dst_addr, &dst, sizeof(dst));
+
+	buf = cma_hdr_with_data(to_cma_id(id), &param,
+				IB_CM_REQ_PRIVATE_DATA_SIZE, &len);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(buf));
+	KUNIT_EXPECT_EQ(test, sizeof(data), len);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(buf, data, sizeof(data)));
+	kfree(buf);
+
+	/* All of the request's private data is the consumer's. */
+	param.private_data_len = IB_CM_REQ_PRIVATE_DATA_SIZE;
+	param.private_data = kunit_kzalloc(test, param.private_data_len,
+					   GFP_KERNEL);
+	buf = cma_hdr_with_data(to_cma_id(id), &param,
+				IB_CM_REQ_PRIVATE_DATA_SIZE, &len);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(buf));
+	KUNIT_EXPECT_EQ(test, IB_CM_REQ_PRIVATE_DATA_SIZE, len);
+	kfree(buf);
+
+	param.private_data_len = 0;
+	buf = cma_hdr_with_data(to_cma_id(id), &param,
+				IB_CM_REQ_PRIVATE_DATA_SIZE, &len);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(buf));
+	KUNIT_EXPECT_EQ(test, 0, len);
+	kfree(buf);
+	rdma_destroy_id(id);
+}
+
+static void afib_path_request(struct kunit *test)
+{
+	struct sockaddr_ib dst = ib_addr(SUBNET_LOCAL, GUID + 1, PKEY_LIMITED,
+					 0x0000000001060457ULL, ~0ULL);
+	struct rdma_dev_addr dev_addr = {};
+	struct sa_path_rec rec;
+	ib_sa_comp_mask mask;
+
+	dst.sib_flowinfo = htonl(0x0c712345);
+	rdma_addr_set_dgid(&dev_addr, (union ib_gid *)&dst.sib_addr);
+	ib_addr_set_pkey(&dev_addr, PKEY_LIMITED);
+	mask = cma_path_request(&dev_addr, (struct sockaddr *)&dst,
+				RDMA_PS_UDP, 0x20, &rec);
+	KUNIT_EXPECT_TRUE(test, mask & IB_SA_PATH_REC_SERVICE_ID);
+	KUNIT_EXPECT_TRUE(test, mask & IB_SA_PATH_REC_TRAFFIC_CLASS);
+	KUNIT_EXPECT_FALSE(test, mask & IB_SA_PATH_REC_QOS_CLASS);
+	KUNIT_EXPECT_EQ(test, dst.sib_sid, rec.service_id);
+	KUNIT_EXPECT_EQ(test, 0xc7, rec.traffic_class);
+	KUNIT_EXPECT_EQ(test, cpu_to_be16(PKEY_LIMITED), rec.pkey);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(&rec.dgid, &dst.sib_addr, 16));
+}
+
+/* A request without a CM header: the addresses come from its path. */
+static void afib_request_addresses(struct kunit *test)
+{
+	__be64 sid = cpu_to_be64(RDMA_IB_IP_PS_TCP | 4791);
+	struct sockaddr_storage src, dst;
+	struct sockaddr_ib *peer = (struct sockaddr_ib *)&src;
+	struct sockaddr_ib *self = (struct sockaddr_ib *)&dst;
+	struct sa_path_rec path = {
+		.pkey = htons(PKEY_LIMITED),
+		.flow_label = htonl(0x12345),
+	};
+
+	set_gid((struct ib_addr *)&path.sgid, SUBNET_LOCAL, GUID);
+	set_gid((struct ib_addr *)&path.dgid, SUBNET_LOCAL, GUID + 9);
+	cma_ib_req_addrs(&path, sid, &src, &dst);
+	KUNIT_EXPECT_EQ(test, AF_IB, peer->sib_family);
+	KUNIT_EXPECT_EQ(test, AF_IB, self->sib_family);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(&self->sib_addr, &path.sgid, 16));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(&peer->sib_addr, &path.dgid, 16));
+	KUNIT_EXPECT_EQ(test, path.pkey, self->sib_pkey);
+	KUNIT_EXPECT_EQ(test, path.pkey, peer->sib_pkey);
+	KUNIT_EXPECT_EQ(test, path.flow_label, self->sib_flowinfo);
+	KUNIT_EXPECT_EQ(test, sid, self->sib_sid);
+	KUNIT_EXPECT_EQ(test, cpu_to_be64(~0ULL), self->sib_sid_mask);
+	KUNIT_EXPECT_EQ(test, 4791, cma_addr_port((struct sockaddr *)&dst));
+	KUNIT_EXPECT_EQ(test, 0ULL, be64_to_cpu(peer->sib_sid));
+
+	/* A SIDR REQ has no path: only the service ID is known here. */
+	cma_ib_req_addrs(NULL, sid, &src, &dst);
+	KUNIT_EXPECT_EQ(test, AF_IB, self->sib_family);
+	KUNIT_EXPECT_EQ(test, sid, self->sib_sid);
+	KUNIT_EXPECT_TRUE(test, cma_addr_any((struct sockaddr *)&dst));
+	KUNIT_EXPECT_TRUE(test, cma_addr_any((struct sockaddr *)&src));
+}
+
+static void afib_mgid_and_listing(struct kunit *test)
+{
+	struct sockaddr_ib group = ib_addr(0xff12401bffff0000ULL, 0x1234,
+					   PKEY_DEFAULT, 0, 0);
+	struct sockaddr_ib *src;
+	union ib_gid mgid;
+	struct cma_id_view v = {};
+	char line[384];
+
+	cma_mc_ib_mgid((struct sockaddr *)&group, NULL, RDMA_PS_UDP, &mgid);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(&mgid, &group.sib_addr, 16));
+
+	src = (struct sockaddr_ib *)&v.src;
+	*src = ib_addr(SUBNET_LOCAL, GUID, PKEY_DEFAULT,
+		       RDMA_IB_IP_PS_TCP | 5001, ~0ULL);
+	v.state = RDMA_CM_LISTEN;
+	v.ps = RDMA_PS_TCP;
+	cma_id_view_format(line, sizeof(line), &v);
+	KUNIT_EXPECT_NOT_NULL(test,
+			      strstr(line, " src=[fe80::2:c903:0:1]:0x0000000001061389 dst=- "));
+}
+
+/* Against the fake device. */
+
+static struct rdma_cm_id *afib_id(struct kunit *test,
+				  struct cma_test_consumer *c,
+				  enum rdma_ucm_port_space ps)
+{
+	struct rdma_cm_id *id;
+
+	cma_test_consumer_init(c);
+	id = rdma_create_id(&init_net, cma_test_handler, c, ps,
+			    ps == RDMA_PS_UDP ? IB_QPT_UD : IB_QPT_RC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, id);
+	return id;
+}
+
+static void afib_bind(struct kunit *test)
+{
+	struct sockaddr_ib sib = ib_addr(SUBNET_LOCAL, GUID, PKEY_DEFAULT,
+					 0, 0);
+	struct sockaddr_ib *src;
+	struct cma_test_consumer c, c2;
+	struct rdma_cm_id *id, *id2;
+	union ib_gid gid;
+
+	id = afib_id(test, &c, RDMA_PS_TCP);
+	KUNIT_ASSERT_EQ(test, 0, rdma_bind_addr(id, (struct sockaddr *)&sib));
+	KUNIT_EXPECT_PTR_EQ(test, fake_ibdev, id->device);
+	KUNIT_EXPECT_EQ(test, 1U, id->port_num);
+	rdma_addr_get_sgid(&id->route.addr.dev_addr, &gid);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(&gid, &sib.sib_addr, 16));
+	KUNIT_EXPECT_EQ(test, PKEY_DEFAULT,
+			ib_addr_get_pkey(&id->route.addr.dev_addr));
+	src = (struct sockaddr_ib *)&id->route.addr.src_addr;
+	KUNIT_EXPECT_NE(test, 0, cma_addr_port((struct sockaddr *)src));
+	KUNIT_EXPECT_EQ(test, RDMA_IB_IP_PS_TCP,
+			be64_to_cpu(src->sib_sid) & RDMA_IB_IP_PS_MASK);
+
+	/* Its full service ID is taken now. */
+	id2 = afib_id(test, &c2, RDMA_PS_TCP);
+	KUNIT_EXPECT_EQ(test, -EADDRINUSE,
+			rdma_bind_addr(id2, (struct sockaddr *)src));
+	/* Not a GID of any port, or not with that P_Key. */
+	sib.sib_addr.sib_interface_id = cpu_to_be64(GUID + 1);
+	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL,
+			rdma_bind_addr(id2, (struct sockaddr *)&sib));
+	sib = ib_addr(SUBNET_SITE, GUID, 0x7777, 0, 0);
+	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL,
+			rdma_bind_addr(id2, (struct sockaddr *)&sib));
+	/* A UDP service ID for a TCP id. */
+	sib = ib_addr(SUBNET_SITE, GUID, PKEY_LIMITED,
+		      RDMA_IB_IP_PS_UDP | 9, ~0ULL);
+	KUNIT_EXPECT_EQ(test, -EPROTONOSUPPORT,
+			rdma_bind_addr(id2, (struct sockaddr *)&sib));
+	/* Every failure left it IDLE and usable. */
+	sib.sib_sid = cpu_to_be64(RDMA_IB_IP_PS_TCP | 9);
+	KUNIT_EXPECT_EQ(test, 0, rdma_bind_addr(id2, (struct sockaddr *)&sib));
+	KUNIT_EXPECT_PTR_EQ(test, fake_ibdev, id2->device);
+	rdma_destroy_id(id2);
+	rdma_destroy_id(id);
+}
+
+/* Resolve @dst on a fresh TCP id and wait for the event. */
+static struct rdma_cm_id *afib_resolved(struct kunit *test,
+					struct cma_test_consumer *c,
+					struct sockaddr_ib *dst)
+{
+	struct rdma_cm_id *id = afib_id(test, c, RDMA_PS_TCP);
+
+	KUNIT_ASSERT_EQ(test, 0, rdma_resolve_addr(id, NULL,
+						   (struct sockaddr *)dst,
+						   1000));
+	KUNIT_ASSERT_TRUE(test, cma_test_wait(&c->entered));
+	KUNIT_EXPECT_EQ(test, RDMA_CM_EVENT_ADDR_RESOLVED, c->event.event);
+	KUNIT_EXPECT_EQ(test, RDMA_CM_ADDR_RESOLVED, c->state);
+	KUNIT_EXPECT_PTR_EQ(test, fake_ibdev, id->device);
+	return id;
+}
+
+static void expect_src_gid(struct kunit *test, struct rdma_cm_id *id,
+			   u64 subnet)
+{
+	struct sockaddr_ib *src = (struct sockaddr_ib *)&id->route.addr.src_addr;
+	struct ib_addr want;
+	union ib_gid gid;
+
+	set_gid(&want, subnet, GUID);
+	KUNIT_EXPECT_EQ(test, AF_IB, src->sib_family);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(&src->sib_addr, &want, 16));
+	rdma_addr_get_sgid(&id->route.addr.dev_addr, &gid);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(&gid, &want, 16));
+}
+
+/*
+ * A GID on a subnet of the port: the port's GID there is the source.
+ * Then the route: the SA is asked with the destination's own service ID
+ * and traffic class, and its answer is the route.
+ */
+static void afib_resolve_addr_and_route(struct kunit *test)
+{
+	struct sockaddr_ib dst = ib_addr(SUBNET_SITE, 0x99, PKEY_LIMITED,
+					 RDMA_IB_IP_PS_TCP | 7471, ~0ULL);
+	struct cma_test_consumer c;
+	struct rdma_cm_id *id;
+	union ib_gid gid;
+
+	dst.sib_flowinfo = htonl(0x02000000);
+	id = afib_resolved(test, &c, &dst);
+	expect_src_gid(test, id, SUBNET_SITE);
+	rdma_addr_get_dgid(&id->route.addr.dev_addr, &gid);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(&gid, &dst.sib_addr, 16));
+	KUNIT_EXPECT_EQ(test, PKEY_LIMITED,
+			ib_addr_get_pkey(&id->route.addr.dev_addr));
+
+	reinit_completion(&c.entered);
+	KUNIT_ASSERT_EQ(test, 0, rdma_resolve_route(id, 1000));
+	KUNIT_ASSERT_PTR_EQ(test, to_cma_id(id), fake_sa.cid);
+	KUNIT_EXPECT_EQ(test, dst.sib_sid, fake_sa.rec.service_id);
+	KUNIT_EXPECT_EQ(test, 0x20, fake_sa.rec.traffic_class);
+	KUNIT_EXPECT_EQ(test, 0, memcmp(&fake_sa.rec.dgid, &dst.sib_addr, 16));
+	cma_path_done(fake_sa.cid, 0, &fake_sa.rec);
+	KUNIT_ASSERT_TRUE(test, cma_test_wait(&c.entered));
+	KUNIT_EXPECT_EQ(test, RDMA_CM_EVENT_ROUTE_RESOLVED, c.event.event);
+	KUNIT_EXPECT_EQ(test, RDMA_CM_ROUTE_RESOLVED, c.state);
+	rdma_destroy_id(id);
+}
+
+/* The port's own GID, and the loopback GID, resolve to the port. */
+static void afib_resolve_loopback(struct kunit *test)
+{
+	struct sockaddr_ib dst = ib_addr(SUBNET_LOCAL, GUID, PKEY_DEFAULT,
+					 RDMA_IB_IP_PS_TCP | 1, ~0ULL);
+	struct sockaddr_ib *rdst;
+	struct cma_test_consumer c;
+	struct rdma_cm_id *id;
+
+	id = afib_resolved(test, &c, &dst);
+	expect_src_gid(test, id, SUBNET_LOCAL);
+	rdma_destroy_id(id);
+
+	dst = ib_addr(0, 0, PKEY_DEFAULT, RDMA_IB_IP_PS_TCP | 1, ~0ULL);
+	ib_addr_set(&dst.sib_addr, 0, 0, 0, htonl(1));
+	id = afib_resolved(test, &c, &dst);
+	rdst = (struct sockaddr_ib *)&id->route.addr.dst_addr;
+	KUNIT_EXPECT_EQ(test, 0, memcmp(&rdst->sib_addr,
+					&((struct sockaddr_ib *)
+					  &id->route.addr.src_addr)->sib_addr,
+					16));
+	rdma_destroy_id(id);
+}
+
+/* No port on the subnet, or none with the P_Key: refused at once. */
+static void afib_resolve_unreachable(struct kunit *test)
+{
+	struct sockaddr_ib dst = ib_addr(0xfec0000000020000ULL, 0x99,
+					 PKEY_DEFAULT, RDMA_IB_IP_PS_TCP | 1,
+					 ~0ULL);
+	struct sockaddr_in in = { .sin_family = AF_INET };
+	struct cma_test_consumer c;
+	struct rdma_cm_id *id = afib_id(test, &c, RDMA_PS_TCP);
+
+	KUNIT_EXPECT_EQ(test, -ENODEV,
+			rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
+					  1000));
+	KUNIT_EXPECT_EQ(test, RDMA_CM_ADDR_BOUND, cma_state(to_cma_id(id)));
+	dst = ib_addr(SUBNET_LOCAL, 0x99, 0x7777, RDMA_IB_IP_PS_TCP | 1, ~0ULL);
+	KUNIT_EXPECT_EQ(test, -ENODEV,
+			rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
+					  1000));
+	/* Bound to AF_IB: an IP destination is of another family. */
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			rdma_resolve_addr(id, NULL, (struct sockaddr *)&in,
+					  1000));
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&c.calls));
+	KUNIT_EXPECT_NULL(test, id->device);
+	rdma_destroy_id(id);
+}
+
+static struct kunit_case cma_afib_cases[] = {
+	KUNIT_CASE(afib_addr_functions),
+	KUNIT_CASE(afib_port_space),
+	KUNIT_CASE(afib_service_id_and_header),
+	KUNIT_CASE(afib_request_private_data),
+	KUNIT_CASE(afib_path_request),
+	KUNIT_CASE(afib_request_addresses),
+	KUNIT_CASE(afib_mgid_and_listing),
+	KUNIT_CASE(afib_bind),
+	KUNIT_CASE(afib_resolve_addr_and_route),
+	KUNIT_CASE(afib_resolve_loopback),
+	KUNIT_CASE(afib_resolve_unreachable),
+	{}
+};
+
+static struct kunit_suite cma_afib_suite = {
+	.name = "rdma_cm_afib",
+	.suite_init = afib_suite_init,
+	.suite_exit = afib_suite_exit,
+	.init = afib_init,
+	.exit = afib_exit,
+	.test_cases = cma_afib_cases,
+};
+
+kunit_test_suite(cma_afib_suite);
