@@ -17,6 +17,12 @@
  * Good peers come before, in between and after: a hand-made REQ with a
  * correct header and a normal rdma_cm client must still get through.
  *
+ * Last, an AF_IB listener on the wildcard GID (service ID of port+3 in
+ * the TCP port space) gets a REQ without a CM header, as an AF_IB peer
+ * sends it, and one with a header: both must reach it with all of their
+ * private data, its id's addresses AF_IB ones from the REQ's path. The
+ * in-box CM refuses both on RoCE, so this is a strict check.
+ *
  * Module init runs everything and returns 0 if every check passed, a
  * negative errno if not: insmod's status is the verdict.  Each case ends
  * with a "result:" line in the kernel log.  With strict=1 the checks the
@@ -50,6 +56,7 @@
 #include <linux/string.h>
 #include <linux/wait.h>
 #include <net/net_namespace.h>
+#include <rdma/ib.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
@@ -108,7 +115,7 @@ MODULE_PARM_DESC(other, "an address of the other IP family on the same device (o
 
 static ushort port = 7472;
 module_param(port, ushort, 0444);
-MODULE_PARM_DESC(port, "the listener's port; port+1 has a wildcard listener, port+2 none (default 7472)");
+MODULE_PARM_DESC(port, "the listener's port; port+1 has a wildcard listener, port+2 none, port+3 an AF_IB one for a while (default 7472)");
 
 static bool strict;
 module_param(strict, bool, 0444);
@@ -220,6 +227,7 @@ struct ch_ctx {
 	bool strict;
 	struct ch_listener l;
 	struct ch_listener wild;
+	struct ch_listener ib;
 	struct ch_client route;
 	unsigned int failed;
 };
@@ -435,7 +443,7 @@ static unsigned int ch_requests(struct ch_ctx *ctx)
 	unsigned int n;
 
 	spin_lock(&ch_lock);
-	n = ctx->l.nr_requests + ctx->wild.nr_requests;
+	n = ctx->l.nr_requests + ctx->wild.nr_requests + ctx->ib.nr_requests;
 	spin_unlock(&ch_lock);
 	return n;
 }
@@ -558,10 +566,18 @@ static int ch_request(struct ch_listener *l, struct rdma_cm_id *id,
 	last->qp_num = param->qp_num;
 	spin_unlock(&ch_lock);
 
-	ch_info("%s: CONNECT_REQUEST #%u to %pISpc from %pISpc, QP %u, %u bytes of private data\n",
-		l->name, nr, &id->route.addr.src_addr,
-		&id->route.addr.dst_addr, param->qp_num,
-		param->private_data ? param->private_data_len : 0);
+	if (last->src.ss_family == AF_IB)
+		ch_info("%s: CONNECT_REQUEST #%u to GID %pI6c from GID %pI6c, QP %u, %u bytes of private data\n",
+			l->name, nr,
+			&((struct sockaddr_ib *)&last->src)->sib_addr,
+			&((struct sockaddr_ib *)&last->dst)->sib_addr,
+			param->qp_num,
+			param->private_data ? param->private_data_len : 0);
+	else
+		ch_info("%s: CONNECT_REQUEST #%u to %pISpc from %pISpc, QP %u, %u bytes of private data\n",
+			l->name, nr, &id->route.addr.src_addr,
+			&id->route.addr.dst_addr, param->qp_num,
+			param->private_data ? param->private_data_len : 0);
 
 	switch (policy) {
 	case CH_ACCEPT:
@@ -1149,7 +1165,10 @@ static int ch_judge(struct ch_ctx *ctx, const char *name, struct ch_raw *r,
 	return -EPROTO;
 }
 
-/* Send one REQ from a fresh IB CM id and judge what comes back. */
+/*
+ * Send one REQ from a fresh IB CM id and judge what comes back; with a
+ * listener @l, a delivered REQ's data after the header is checked too.
+ */
 static int ch_one(struct ch_ctx *ctx, const char *name, const struct ch_req *q,
 		  enum ch_expect expect, int reason, struct ch_listener *l)
 {
@@ -1170,7 +1189,7 @@ static int ch_one(struct ch_ctx *ctx, const char *name, const struct ch_req *q,
 	out = ch_raw_outcome(r);
 	ret = ch_judge(ctx, name, r, out, ch_requests(ctx) - before, expect,
 		       reason);
-	if (!ret && expect == CH_DELIVERED)
+	if (!ret && expect == CH_DELIVERED && l)
 		ret = ch_check_data(l, name, q);
 out:
 	ch_raw_close(r);
@@ -1807,6 +1826,126 @@ out:
 	return ret;
 }
 
+/* AF_IB: a listener on the wildcard GID, rejecting every request. */
+static int ch_ib_listen(struct ch_ctx *ctx, struct ch_listener *l)
+{
+	struct sockaddr_ib sib = {
+		.sib_family = AF_IB,
+		.sib_pkey = htons(0xffff),
+		.sib_sid = ch_sid(CH_PS_TCP, ctx->port + 3),
+		.sib_sid_mask = cpu_to_be64(~0ULL),
+	};
+	int ret;
+
+	l->kind = CH_LISTENER;
+	l->name = "AF_IB listener";
+	l->policy = CH_REJECT;
+	l->id = rdma_create_id(&init_net, ch_cm_handler, l, RDMA_PS_TCP,
+			       IB_QPT_RC);
+	if (IS_ERR(l->id)) {
+		ret = PTR_ERR(l->id);
+		l->id = NULL;
+		pr_err("FAIL: %s: rdma_create_id: %d\n", l->name, ret);
+		return ret;
+	}
+	ret = rdma_bind_addr(l->id, (struct sockaddr *)&sib) ?:
+	      rdma_listen(l->id, 16);
+	if (ret)
+		pr_err("FAIL: %s: bind and listen on service ID %#llx: %d\n",
+		       l->name, be64_to_cpu(sib.sib_sid), ret);
+	return ret;
+}
+
+/*
+ * What the AF_IB listener saw: all of the REQ's private data, and AF_IB
+ * addresses, ours with the service ID asked for.
+ */
+static int ch_ib_check(struct ch_ctx *ctx, const char *name,
+		       const struct ch_req *q, const struct sa_path_rec *path)
+{
+	struct ch_request *last = kmalloc(sizeof(*last), GFP_KERNEL);
+	struct sockaddr_ib *self, *peer;
+	int ret = -EPROTO;
+
+	if (!last)
+		return -ENOMEM;
+	spin_lock(&ch_lock);
+	*last = ctx->ib.last;
+	spin_unlock(&ch_lock);
+	self = (struct sockaddr_ib *)&last->src;
+	peer = (struct sockaddr_ib *)&last->dst;
+
+	if (!last->has_pdata || last->pdata_len != CH_REQ_MAX ||
+	    memcmp(last->pdata, q->pdata, CH_USER_MAX))
+		pr_err("FAIL: %s: the listener got %u bytes of private data, not the REQ's %u\n",
+		       name, last->pdata_len, CH_REQ_MAX);
+	else if (self->sib_family != AF_IB || peer->sib_family != AF_IB)
+		pr_err("FAIL: %s: the listener's id has families %u and %u\n",
+		       name, self->sib_family, peer->sib_family);
+	else if (self->sib_sid != q->sid ||
+		 memcmp(&self->sib_addr, &path->dgid, 16) ||
+		 memcmp(&peer->sib_addr, &path->sgid, 16))
+		pr_err("FAIL: %s: the listener's id is %pI6c sid %#llx, its peer %pI6c; the REQ went from %pI6 to %pI6 sid %#llx\n",
+		       name, &self->sib_addr, be64_to_cpu(self->sib_sid),
+		       &peer->sib_addr, path->sgid.raw, path->dgid.raw,
+		       be64_to_cpu(q->sid));
+	else
+		ret = 0;
+	if (!ret)
+		ch_info("ok: %s: %u bytes of private data, from %pI6c to %pI6c\n",
+			name, last->pdata_len, &peer->sib_addr,
+			&self->sib_addr);
+	kfree(last);
+	return ret;
+}
+
+/*
+ * One REQ to the AF_IB listener: delivered, and seen as it was sent. The
+ * in-box CM takes neither kind on RoCE: with it, only report.
+ */
+static int ch_ib_one(struct ch_ctx *ctx, const char *name, struct ch_req *q)
+{
+	pr_info("case %s\n", name);
+	if (!ctx->strict)
+		return ch_one(ctx, name, q, CH_REPORT, 0, NULL);
+	return ch_one(ctx, name, q, CH_DELIVERED, 0, NULL) ?:
+	       ch_ib_check(ctx, name, q, ctx->route.id->route.path_rec);
+}
+
+/*
+ * An AF_IB peer's REQ, whose private data is all its own (here the
+ * pattern, whose first byte is no header version), and an IP peer's REQ
+ * to the same service ID, which an AF_IB listener takes raw, as in-box.
+ */
+static int ch_af_ib(struct ch_ctx *ctx)
+{
+	struct ch_req *q;
+	int ret;
+
+	q = kmalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return -ENOMEM;
+	ret = ch_ib_listen(ctx, &ctx->ib);
+	if (ret)
+		goto out;
+
+	ch_req_init(ctx, q, CH_USER_MAX);
+	memmove(q->pdata, q->pdata + CH_HDR_LEN, CH_USER_MAX);
+	memset(q->pdata + CH_USER_MAX, 0x3c, CH_HDR_LEN);
+	q->sid = ch_sid(CH_PS_TCP, ctx->port + 3);
+	ret = ch_ib_one(ctx, "AF_IB REQ, no header", q);
+
+	ch_req_init(ctx, q, CH_USER_MAX);
+	q->sid = ch_sid(CH_PS_TCP, ctx->port + 3);
+	ret = ch_ib_one(ctx, "IP REQ to the AF_IB listener", q) ?: ret;
+out:
+	pr_info("result: AF_IB listener: %s\n",
+		ret ? "FAIL" : ctx->strict ? "both delivered" : "reported");
+	ch_unlisten(&ctx->ib);
+	kfree(q);
+	return ret;
+}
+
 static int ch_setup(struct ch_ctx *ctx)
 {
 	struct sockaddr_storage any = {};
@@ -1834,6 +1973,7 @@ static int ch_setup(struct ch_ctx *ctx)
 static void ch_teardown(struct ch_ctx *ctx)
 {
 	ch_client_stop(&ctx->route);
+	ch_unlisten(&ctx->ib);
 	ch_unlisten(&ctx->wild);
 	ch_unlisten(&ctx->l);
 }
@@ -1843,7 +1983,7 @@ static int ch_run(struct ch_ctx *ctx)
 	int (*const steps[])(struct ch_ctx *ctx) = {
 		ch_run_cases, ch_run_lengths, ch_dup_same_id, ch_dup_twins,
 		ch_dup_resent, ch_no_conn, ch_silent_peer, ch_peer_rejects,
-		ch_good_raw,
+		ch_good_raw, ch_af_ib,
 	};
 	unsigned int i;
 	int ret;
@@ -1868,8 +2008,8 @@ static int __init ch_init(void)
 	struct ch_ctx *ctx;
 	int ret;
 
-	if (port > U16_MAX - 2) {
-		pr_err("port=%u leaves no room for port+2\n", port);
+	if (port > U16_MAX - 3) {
+		pr_err("port=%u leaves no room for port+3\n", port);
 		return -EINVAL;
 	}
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
@@ -1879,6 +2019,7 @@ static int __init ch_init(void)
 	ctx->strict = strict;
 	INIT_LIST_HEAD(&ctx->l.conns);
 	INIT_LIST_HEAD(&ctx->wild.conns);
+	INIT_LIST_HEAD(&ctx->ib.conns);
 	ret = ch_parse(addr, port, &ctx->addr);
 	if (!ret && other)
 		ret = ch_parse(other, port, &ctx->other);
