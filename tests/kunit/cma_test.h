@@ -34,6 +34,10 @@ void cma_test_consumer_init(struct cma_test_consumer *c);
 int cma_test_handler(struct rdma_cm_id *id, struct rdma_cm_event *event);
 struct rdma_cm_id *cma_test_create_id(struct kunit *test,
 				      struct cma_test_consumer *c);
+struct rdma_cm_id *cma_test_new_id(struct kunit *test,
+				   struct cma_test_consumer *c,
+				   enum rdma_ucm_port_space ps,
+				   enum ib_qp_type qp_type);
 struct rdma_cm_id *cma_test_bound_id(struct kunit *test,
 				     struct cma_test_consumer *c,
 				     enum rdma_ucm_port_space ps,
@@ -42,5 +46,17 @@ void cma_test_queue(struct kunit *test, struct rdma_cm_id *id,
 		    enum rdma_cm_state from, enum rdma_cm_state to,
 		    enum rdma_cm_event_type type, int status);
 bool cma_test_wait(struct completion *done);
+
+/* The fake InfiniBand device (cma_test_ibdev.c). */
+#define IBDEV_SUBNET_LOCAL	0xfe80000000000000ULL
+#define IBDEV_SUBNET_SITE	0xfec0000000010000ULL
+#define IBDEV_GUID		0x0002c90300000001ULL
+#define IBDEV_PKEY_DEFAULT	0xffff
+#define IBDEV_PKEY_LIMITED	0x8001
+
+struct ib_addr;
+void cma_test_set_gid(struct ib_addr *addr, u64 subnet, u64 guid);
+struct ib_device *cma_test_ibdev_add(void);
+void cma_test_ibdev_remove(struct ib_device *device);
 
 #endif /* _CMA_TEST_H */

@@ -64,6 +64,28 @@ struct rdma_cm_id *cma_test_create_id(struct kunit *test,
 }
 
 /**
+ * cma_test_new_id - a fresh consumer and its id in init_net
+ * @test: the test, failed if the id cannot be created
+ * @c: the consumer, initialised and stored as the id's context
+ * @ps: the id's port space
+ * @qp_type: its QP type
+ *
+ * Return: the id, IDLE, which the test must destroy.
+ */
+struct rdma_cm_id *cma_test_new_id(struct kunit *test,
+				   struct cma_test_consumer *c,
+				   enum rdma_ucm_port_space ps,
+				   enum ib_qp_type qp_type)
+{
+	struct rdma_cm_id *id;
+
+	cma_test_consumer_init(c);
+	id = rdma_create_id(&init_net, cma_test_handler, c, ps, qp_type);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, id);
+	return id;
+}
+
+/**
  * cma_test_bound_id - an id bound to rxe0's address in the guest
  * @test: the test; skipped if no RDMA device has 10.0.0.1
  * @c: the consumer, initialised and stored as the id's context
@@ -81,12 +103,9 @@ struct rdma_cm_id *cma_test_bound_id(struct kunit *test,
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_addr.s_addr = htonl(0x0a000001) };
-	struct rdma_cm_id *id;
+	struct rdma_cm_id *id = cma_test_new_id(test, c, ps, qp_type);
 	int ret;
 
-	cma_test_consumer_init(c);
-	id = rdma_create_id(&init_net, cma_test_handler, c, ps, qp_type);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, id);
 	ret = rdma_bind_addr(id, (struct sockaddr *)&a);
 	if (ret) {
 		rdma_destroy_id(id);

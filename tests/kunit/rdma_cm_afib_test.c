@@ -3,13 +3,9 @@
  * KUnit: AF_IB addresses. The pure parts (the address functions, the port
  * space a service ID names, the service ID and header of a connection,
  * the path record, a headerless request's addresses, the MGID, the
- * listing), then binding and address and route resolution against a fake
- * InfiniBand device registered with ib_core for the suite (there is no
- * InfiniBand port here), with the SA's path query faked as well.
- *
- * The fake device has one port, two GIDs on two subnets and two P_Keys.
- * It has no MAD ports, so ib_cm and ib_sa do not take it: it serves
- * binding and resolution, not connections.
+ * listing), then binding and address and route resolution against the
+ * fake InfiniBand device (cma_test_ibdev.c; there is no InfiniBand port
+ * here), with the SA's path query faked as well.
  */
 
 #include <linux/in.h>
@@ -20,19 +16,17 @@
 
 #include "cma_test.h"
 
-#define SUBNET_LOCAL	0xfe80000000000000ULL
-#define SUBNET_SITE	0xfec0000000010000ULL
-#define GUID		0x0002c90300000001ULL
-#define PKEY_DEFAULT	0xffff
-#define PKEY_LIMITED	0x8001
+static struct ib_device *fake_ibdev;
 
-static const u64 fake_subnets[] = { SUBNET_LOCAL, SUBNET_SITE };
-static const u16 fake_pkeys[] = { PKEY_DEFAULT, PKEY_LIMITED };
-
-static void set_gid(struct ib_addr *addr, u64 subnet, u64 guid)
+static int afib_suite_init(struct kunit_suite *suite)
 {
-	addr->sib_subnet_prefix = cpu_to_be64(subnet);
-	addr->sib_interface_id = cpu_to_be64(guid);
+	fake_ibdev = cma_test_ibdev_add();
+	return PTR_ERR_OR_ZERO(fake_ibdev);
+}
+
+static void afib_suite_exit(struct kunit_suite *suite)
+{
+	cma_test_ibdev_remove(fake_ibdev);
 }
 
 static struct sockaddr_ib ib_addr(u64 subnet, u64 guid, u16 pkey, u64 sid,
@@ -45,181 +39,8 @@ static struct sockaddr_ib ib_addr(u64 subnet, u64 guid, u16 pkey, u64 sid,
 		.sib_sid_mask = cpu_to_be64(sid_mask),
 	};
 
-	set_gid(&sib.sib_addr, subnet, guid);
+	cma_test_set_gid(&sib.sib_addr, subnet, guid);
 	return sib;
-}
-
-/* The fake InfiniBand device: enough of a driver for ib_core's cache. */
-
-static struct ib_device *fake_ibdev;
-
-static int fake_query_device(struct ib_device *device,
-			     struct ib_device_attr *attr, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int fake_query_port(struct ib_device *device, u32 port,
-			   struct ib_port_attr *attr)
-{
-	attr->state = IB_PORT_ACTIVE;
-	attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
-	attr->max_mtu = IB_MTU_4096;
-	attr->active_mtu = IB_MTU_4096;
-	attr->gid_tbl_len = ARRAY_SIZE(fake_subnets);
-	attr->pkey_tbl_len = ARRAY_SIZE(fake_pkeys);
-	attr->lid = 1;
-	attr->sm_lid = 1;
-	return 0;
-}
-
-static int fake_get_port_immutable(struct ib_device *device, u32 port,
-				   struct ib_port_immutable *immutable)
-{
-	/* InfiniBand with the IB CM, but no MAD: nothing opens its QP1. */
-	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_IB |
-				    RDMA_CORE_CAP_IB_CM;
-	immutable->gid_tbl_len = ARRAY_SIZE(fake_subnets);
-	immutable->pkey_tbl_len = ARRAY_SIZE(fake_pkeys);
-	return 0;
-}
-
-static int fake_query_gid(struct ib_device *device, u32 port, int index,
-			  union ib_gid *gid)
-{
-	set_gid((struct ib_addr *)gid, fake_subnets[index], GUID);
-	return 0;
-}
-
-static int fake_query_pkey(struct ib_device *device, u32 port, u16 index,
-			   u16 *pkey)
-{
-	*pkey = fake_pkeys[index];
-	return 0;
-}
-
-/* The verbs ib_core insists on; nothing here creates objects. */
-static int fake_no_pd(struct ib_pd *pd, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int fake_no_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
-		      struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int fake_no_destroy_cq(struct ib_cq *cq, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int fake_no_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
-		      struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int fake_no_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
-			     int mask, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int fake_no_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int fake_no_send(struct ib_qp *qp, const struct ib_send_wr *wr,
-			const struct ib_send_wr **bad)
-{
-	return -EOPNOTSUPP;
-}
-
-static int fake_no_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
-			const struct ib_recv_wr **bad)
-{
-	return -EOPNOTSUPP;
-}
-
-static int fake_no_poll(struct ib_cq *cq, int n, struct ib_wc *wc)
-{
-	return 0;
-}
-
-static int fake_no_notify(struct ib_cq *cq, enum ib_cq_notify_flags flags)
-{
-	return -EOPNOTSUPP;
-}
-
-static struct ib_mr *fake_no_dma_mr(struct ib_pd *pd, int access)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static struct ib_mr *fake_no_user_mr(struct ib_pd *pd, u64 start, u64 length,
-				     u64 virt, int access,
-				     struct ib_udata *udata)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static int fake_no_dereg_mr(struct ib_mr *mr, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static const struct ib_device_ops fake_ibdev_ops = {
-	.owner = THIS_MODULE,
-	.query_device = fake_query_device,
-	.query_port = fake_query_port,
-	.get_port_immutable = fake_get_port_immutable,
-	.query_gid = fake_query_gid,
-	.query_pkey = fake_query_pkey,
-	.alloc_pd = fake_no_pd,
-	.dealloc_pd = fake_no_pd,
-	.create_cq = fake_no_cq,
-	.destroy_cq = fake_no_destroy_cq,
-	.create_qp = fake_no_qp,
-	.modify_qp = fake_no_modify_qp,
-	.destroy_qp = fake_no_destroy_qp,
-	.post_send = fake_no_send,
-	.post_recv = fake_no_recv,
-	.poll_cq = fake_no_poll,
-	.req_notify_cq = fake_no_notify,
-	.get_dma_mr = fake_no_dma_mr,
-	.reg_user_mr = fake_no_user_mr,
-	.dereg_mr = fake_no_dereg_mr,
-};
-
-static int afib_suite_init(struct kunit_suite *suite)
-{
-	int ret;
-
-	fake_ibdev = _ib_alloc_device(sizeof(*fake_ibdev));
-	if (!fake_ibdev)
-		return -ENOMEM;
-	fake_ibdev->node_type = RDMA_NODE_IB_CA;
-	fake_ibdev->phys_port_cnt = 1;
-	fake_ibdev->num_comp_vectors = 1;
-	ib_set_device_ops(fake_ibdev, &fake_ibdev_ops);
-	ret = ib_register_device(fake_ibdev, "kunit_ib%d", NULL);
-	if (ret) {
-		ib_dealloc_device(fake_ibdev);
-		fake_ibdev = NULL;
-	}
-	return ret;
-}
-
-static void afib_suite_exit(struct kunit_suite *suite)
-{
-	if (!fake_ibdev)
-		return;
-	ib_unregister_device(fake_ibdev);
-	ib_dealloc_device(fake_ibdev);
-	fake_ibdev = NULL;
 }
 
 /* The SA's path query, faked: it keeps what it was asked. */
@@ -265,9 +86,9 @@ static void afib_exit(struct kunit *test)
 
 static void afib_addr_functions(struct kunit *test)
 {
-	struct sockaddr_ib a = ib_addr(SUBNET_LOCAL, GUID, PKEY_DEFAULT,
+	struct sockaddr_ib a = ib_addr(IBDEV_SUBNET_LOCAL, IBDEV_GUID, IBDEV_PKEY_DEFAULT,
 				       RDMA_IB_IP_PS_TCP | 7471, ~0ULL);
-	struct sockaddr_ib b = ib_addr(SUBNET_LOCAL, GUID, PKEY_LIMITED,
+	struct sockaddr_ib b = ib_addr(IBDEV_SUBNET_LOCAL, IBDEV_GUID, IBDEV_PKEY_LIMITED,
 				       RDMA_IB_IP_PS_UDP | 1, ~0ULL);
 	struct sockaddr_ib any = { .sib_family = AF_IB };
 	struct sockaddr *sa = (struct sockaddr *)&a;
@@ -281,7 +102,7 @@ static void afib_addr_functions(struct kunit *test)
 
 	/* The GID is the address: P_Key and service ID do not count. */
 	KUNIT_EXPECT_TRUE(test, cma_addr_equal(sa, (struct sockaddr *)&b));
-	b.sib_addr.sib_interface_id = cpu_to_be64(GUID + 1);
+	b.sib_addr.sib_interface_id = cpu_to_be64(IBDEV_GUID + 1);
 	KUNIT_EXPECT_FALSE(test, cma_addr_equal(sa, (struct sockaddr *)&b));
 
 	/* The port is the service ID's low 16 bits, where the mask says. */
@@ -330,7 +151,7 @@ static void afib_port_space(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(ps_cases); i++) {
 		const struct ps_case *pc = &ps_cases[i];
-		struct sockaddr_ib sib = ib_addr(0, 0, PKEY_DEFAULT, pc->sid,
+		struct sockaddr_ib sib = ib_addr(0, 0, IBDEV_PKEY_DEFAULT, pc->sid,
 						 pc->mask);
 		int ret = cma_ib_claim_port_space(&sib, pc->id_ps);
 
@@ -355,7 +176,7 @@ static void afib_port_space(struct kunit *test)
 /* An AF_IB connection carries its own service ID and no CM header. */
 static void afib_service_id_and_header(struct kunit *test)
 {
-	struct sockaddr_ib sib = ib_addr(SUBNET_LOCAL, GUID, PKEY_DEFAULT,
+	struct sockaddr_ib sib = ib_addr(IBDEV_SUBNET_LOCAL, IBDEV_GUID, IBDEV_PKEY_DEFAULT,
 					 0x0123456789abcdefULL, ~0ULL);
 	struct sockaddr_in in = { .sin_family = AF_INET,
 				  .sin_port = htons(7471) };
@@ -381,7 +202,7 @@ static void afib_service_id_and_header(struct kunit *test)
 /* The consumer's private data alone, header-free, for an AF_IB peer. */
 static void afib_request_private_data(struct kunit *test)
 {
-	struct sockaddr_ib dst = ib_addr(SUBNET_LOCAL, GUID, PKEY_DEFAULT,
+	struct sockaddr_ib dst = ib_addr(IBDEV_SUBNET_LOCAL, IBDEV_GUID, IBDEV_PKEY_DEFAULT,
 					 RDMA_IB_IP_PS_TCP | 1, ~0ULL);
 	static const char data[] = "no header";
 	struct rdma_conn_param param = {
@@ -426,7 +247,7 @@ static void afib_request_private_data(struct kunit *test)
 
 static void afib_path_request(struct kunit *test)
 {
-	struct sockaddr_ib dst = ib_addr(SUBNET_LOCAL, GUID + 1, PKEY_LIMITED,
+	struct sockaddr_ib dst = ib_addr(IBDEV_SUBNET_LOCAL, IBDEV_GUID + 1, IBDEV_PKEY_LIMITED,
 					 0x0000000001060457ULL, ~0ULL);
 	struct rdma_dev_addr dev_addr = {};
 	struct sa_path_rec rec;
@@ -434,7 +255,7 @@ static void afib_path_request(struct kunit *test)
 
 	dst.sib_flowinfo = htonl(0x0c712345);
 	rdma_addr_set_dgid(&dev_addr, (union ib_gid *)&dst.sib_addr);
-	ib_addr_set_pkey(&dev_addr, PKEY_LIMITED);
+	ib_addr_set_pkey(&dev_addr, IBDEV_PKEY_LIMITED);
 	mask = cma_path_request(&dev_addr, (struct sockaddr *)&dst,
 				RDMA_PS_UDP, 0x20, &rec);
 	KUNIT_EXPECT_TRUE(test, mask & IB_SA_PATH_REC_SERVICE_ID);
@@ -442,7 +263,7 @@ static void afib_path_request(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, mask & IB_SA_PATH_REC_QOS_CLASS);
 	KUNIT_EXPECT_EQ(test, dst.sib_sid, rec.service_id);
 	KUNIT_EXPECT_EQ(test, 0xc7, rec.traffic_class);
-	KUNIT_EXPECT_EQ(test, cpu_to_be16(PKEY_LIMITED), rec.pkey);
+	KUNIT_EXPECT_EQ(test, cpu_to_be16(IBDEV_PKEY_LIMITED), rec.pkey);
 	KUNIT_EXPECT_EQ(test, 0, memcmp(&rec.dgid, &dst.sib_addr, 16));
 }
 
@@ -454,12 +275,12 @@ static void afib_request_addresses(struct kunit *test)
 	struct sockaddr_ib *peer = (struct sockaddr_ib *)&src;
 	struct sockaddr_ib *self = (struct sockaddr_ib *)&dst;
 	struct sa_path_rec path = {
-		.pkey = htons(PKEY_LIMITED),
+		.pkey = htons(IBDEV_PKEY_LIMITED),
 		.flow_label = htonl(0x12345),
 	};
 
-	set_gid((struct ib_addr *)&path.sgid, SUBNET_LOCAL, GUID);
-	set_gid((struct ib_addr *)&path.dgid, SUBNET_LOCAL, GUID + 9);
+	cma_test_set_gid((struct ib_addr *)&path.sgid, IBDEV_SUBNET_LOCAL, IBDEV_GUID);
+	cma_test_set_gid((struct ib_addr *)&path.dgid, IBDEV_SUBNET_LOCAL, IBDEV_GUID + 9);
 	cma_ib_req_addrs(&path, sid, &src, &dst);
 	KUNIT_EXPECT_EQ(test, AF_IB, peer->sib_family);
 	KUNIT_EXPECT_EQ(test, AF_IB, self->sib_family);
@@ -484,7 +305,7 @@ static void afib_request_addresses(struct kunit *test)
 static void afib_mgid_and_listing(struct kunit *test)
 {
 	struct sockaddr_ib group = ib_addr(0xff12401bffff0000ULL, 0x1234,
-					   PKEY_DEFAULT, 0, 0);
+					   IBDEV_PKEY_DEFAULT, 0, 0);
 	struct sockaddr_ib *src;
 	union ib_gid mgid;
 	struct cma_id_view v = {};
@@ -494,7 +315,7 @@ static void afib_mgid_and_listing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, memcmp(&mgid, &group.sib_addr, 16));
 
 	src = (struct sockaddr_ib *)&v.src;
-	*src = ib_addr(SUBNET_LOCAL, GUID, PKEY_DEFAULT,
+	*src = ib_addr(IBDEV_SUBNET_LOCAL, IBDEV_GUID, IBDEV_PKEY_DEFAULT,
 		       RDMA_IB_IP_PS_TCP | 5001, ~0ULL);
 	v.state = RDMA_CM_LISTEN;
 	v.ps = RDMA_PS_TCP;
@@ -509,18 +330,13 @@ static struct rdma_cm_id *afib_id(struct kunit *test,
 				  struct cma_test_consumer *c,
 				  enum rdma_ucm_port_space ps)
 {
-	struct rdma_cm_id *id;
-
-	cma_test_consumer_init(c);
-	id = rdma_create_id(&init_net, cma_test_handler, c, ps,
-			    ps == RDMA_PS_UDP ? IB_QPT_UD : IB_QPT_RC);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, id);
-	return id;
+	return cma_test_new_id(test, c, ps,
+			       ps == RDMA_PS_UDP ? IB_QPT_UD : IB_QPT_RC);
 }
 
 static void afib_bind(struct kunit *test)
 {
-	struct sockaddr_ib sib = ib_addr(SUBNET_LOCAL, GUID, PKEY_DEFAULT,
+	struct sockaddr_ib sib = ib_addr(IBDEV_SUBNET_LOCAL, IBDEV_GUID, IBDEV_PKEY_DEFAULT,
 					 0, 0);
 	struct sockaddr_ib *src;
 	struct cma_test_consumer c, c2;
@@ -533,7 +349,7 @@ static void afib_bind(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1U, id->port_num);
 	rdma_addr_get_sgid(&id->route.addr.dev_addr, &gid);
 	KUNIT_EXPECT_EQ(test, 0, memcmp(&gid, &sib.sib_addr, 16));
-	KUNIT_EXPECT_EQ(test, PKEY_DEFAULT,
+	KUNIT_EXPECT_EQ(test, IBDEV_PKEY_DEFAULT,
 			ib_addr_get_pkey(&id->route.addr.dev_addr));
 	src = (struct sockaddr_ib *)&id->route.addr.src_addr;
 	KUNIT_EXPECT_NE(test, 0, cma_addr_port((struct sockaddr *)src));
@@ -545,14 +361,14 @@ static void afib_bind(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EADDRINUSE,
 			rdma_bind_addr(id2, (struct sockaddr *)src));
 	/* Not a GID of any port, or not with that P_Key. */
-	sib.sib_addr.sib_interface_id = cpu_to_be64(GUID + 1);
+	sib.sib_addr.sib_interface_id = cpu_to_be64(IBDEV_GUID + 1);
 	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL,
 			rdma_bind_addr(id2, (struct sockaddr *)&sib));
-	sib = ib_addr(SUBNET_SITE, GUID, 0x7777, 0, 0);
+	sib = ib_addr(IBDEV_SUBNET_SITE, IBDEV_GUID, 0x7777, 0, 0);
 	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL,
 			rdma_bind_addr(id2, (struct sockaddr *)&sib));
 	/* A UDP service ID for a TCP id. */
-	sib = ib_addr(SUBNET_SITE, GUID, PKEY_LIMITED,
+	sib = ib_addr(IBDEV_SUBNET_SITE, IBDEV_GUID, IBDEV_PKEY_LIMITED,
 		      RDMA_IB_IP_PS_UDP | 9, ~0ULL);
 	KUNIT_EXPECT_EQ(test, -EPROTONOSUPPORT,
 			rdma_bind_addr(id2, (struct sockaddr *)&sib));
@@ -588,7 +404,7 @@ static void expect_src_gid(struct kunit *test, struct rdma_cm_id *id,
 	struct ib_addr want;
 	union ib_gid gid;
 
-	set_gid(&want, subnet, GUID);
+	cma_test_set_gid(&want, subnet, IBDEV_GUID);
 	KUNIT_EXPECT_EQ(test, AF_IB, src->sib_family);
 	KUNIT_EXPECT_EQ(test, 0, memcmp(&src->sib_addr, &want, 16));
 	rdma_addr_get_sgid(&id->route.addr.dev_addr, &gid);
@@ -602,7 +418,7 @@ static void expect_src_gid(struct kunit *test, struct rdma_cm_id *id,
  */
 static void afib_resolve_addr_and_route(struct kunit *test)
 {
-	struct sockaddr_ib dst = ib_addr(SUBNET_SITE, 0x99, PKEY_LIMITED,
+	struct sockaddr_ib dst = ib_addr(IBDEV_SUBNET_SITE, 0x99, IBDEV_PKEY_LIMITED,
 					 RDMA_IB_IP_PS_TCP | 7471, ~0ULL);
 	struct cma_test_consumer c;
 	struct rdma_cm_id *id;
@@ -610,10 +426,10 @@ static void afib_resolve_addr_and_route(struct kunit *test)
 
 	dst.sib_flowinfo = htonl(0x02000000);
 	id = afib_resolved(test, &c, &dst);
-	expect_src_gid(test, id, SUBNET_SITE);
+	expect_src_gid(test, id, IBDEV_SUBNET_SITE);
 	rdma_addr_get_dgid(&id->route.addr.dev_addr, &gid);
 	KUNIT_EXPECT_EQ(test, 0, memcmp(&gid, &dst.sib_addr, 16));
-	KUNIT_EXPECT_EQ(test, PKEY_LIMITED,
+	KUNIT_EXPECT_EQ(test, IBDEV_PKEY_LIMITED,
 			ib_addr_get_pkey(&id->route.addr.dev_addr));
 
 	reinit_completion(&c.entered);
@@ -632,17 +448,17 @@ static void afib_resolve_addr_and_route(struct kunit *test)
 /* The port's own GID, and the loopback GID, resolve to the port. */
 static void afib_resolve_loopback(struct kunit *test)
 {
-	struct sockaddr_ib dst = ib_addr(SUBNET_LOCAL, GUID, PKEY_DEFAULT,
+	struct sockaddr_ib dst = ib_addr(IBDEV_SUBNET_LOCAL, IBDEV_GUID, IBDEV_PKEY_DEFAULT,
 					 RDMA_IB_IP_PS_TCP | 1, ~0ULL);
 	struct sockaddr_ib *rdst;
 	struct cma_test_consumer c;
 	struct rdma_cm_id *id;
 
 	id = afib_resolved(test, &c, &dst);
-	expect_src_gid(test, id, SUBNET_LOCAL);
+	expect_src_gid(test, id, IBDEV_SUBNET_LOCAL);
 	rdma_destroy_id(id);
 
-	dst = ib_addr(0, 0, PKEY_DEFAULT, RDMA_IB_IP_PS_TCP | 1, ~0ULL);
+	dst = ib_addr(0, 0, IBDEV_PKEY_DEFAULT, RDMA_IB_IP_PS_TCP | 1, ~0ULL);
 	ib_addr_set(&dst.sib_addr, 0, 0, 0, htonl(1));
 	id = afib_resolved(test, &c, &dst);
 	rdst = (struct sockaddr_ib *)&id->route.addr.dst_addr;
@@ -657,7 +473,7 @@ static void afib_resolve_loopback(struct kunit *test)
 static void afib_resolve_unreachable(struct kunit *test)
 {
 	struct sockaddr_ib dst = ib_addr(0xfec0000000020000ULL, 0x99,
-					 PKEY_DEFAULT, RDMA_IB_IP_PS_TCP | 1,
+					 IBDEV_PKEY_DEFAULT, RDMA_IB_IP_PS_TCP | 1,
 					 ~0ULL);
 	struct sockaddr_in in = { .sin_family = AF_INET };
 	struct cma_test_consumer c;
@@ -667,7 +483,7 @@ static void afib_resolve_unreachable(struct kunit *test)
 			rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
 					  1000));
 	KUNIT_EXPECT_EQ(test, RDMA_CM_ADDR_BOUND, cma_state(to_cma_id(id)));
-	dst = ib_addr(SUBNET_LOCAL, 0x99, 0x7777, RDMA_IB_IP_PS_TCP | 1, ~0ULL);
+	dst = ib_addr(IBDEV_SUBNET_LOCAL, 0x99, 0x7777, RDMA_IB_IP_PS_TCP | 1, ~0ULL);
 	KUNIT_EXPECT_EQ(test, -ENODEV,
 			rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
 					  1000));

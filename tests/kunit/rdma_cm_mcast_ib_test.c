@@ -149,7 +149,7 @@ static void mcast_ib_request(struct kunit *test)
 	ib_dev_addr(&dev_addr);
 	mask = cma_mc_ib_request(&dev_addr, (struct sockaddr *)&g4,
 				 RDMA_PS_UDP, BIT(SENDONLY_FULLMEMBER_JOIN),
-				 &rec);
+				 0x01234567, &rec);
 	cma_mc_ib_mgid((struct sockaddr *)&g4, broadcast, RDMA_PS_UDP, &mgid);
 	KUNIT_EXPECT_EQ(test, 0, memcmp(&mgid, &rec.mgid, sizeof(mgid)));
 	KUNIT_EXPECT_EQ(test, 0, memcmp(&port_gid, &rec.port_gid,

@@ -333,6 +333,7 @@ int cma_attach_dev(struct cma_id *cid, struct ib_device *device, u32 port,
 	mutex_unlock(&cma_lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_attach_dev);
 
 /**
  * cma_acquire_dev - bind an id to the device that owns its source address

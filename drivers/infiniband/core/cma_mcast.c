@@ -139,7 +139,11 @@ static int cma_mc_join_event(struct cma_id *cid, struct cma_mc *mc,
 	const struct ib_gid_attr *sgid = cid->id.route.addr.dev_addr.sgid_attr;
 	struct ib_sa_mcmember_rec rec = {};
 	struct rdma_cm_event *ev = &mc->event;
+	int ret;
 
+	ret = cma_set_qkey(cid, 0);
+	if (ret)
+		return ret;
 	cma_mc_mgid((struct sockaddr *)&mc->addr, sgid->gid_type, &rec.mgid);
 	rdma_ip2gid(cma_src_addr(cid), &rec.port_gid);
 	rec.pkey = cpu_to_be16(0xffff);
@@ -153,7 +157,7 @@ static int cma_mc_join_event(struct cma_id *cid, struct cma_mc *mc,
 
 	ev->event = RDMA_CM_EVENT_MULTICAST_JOIN;
 	ev->param.ud.qp_num = 0xffffff;
-	ev->param.ud.qkey = RDMA_UDP_QKEY;
+	ev->param.ud.qkey = READ_ONCE(cid->qkey);
 	return CMA_CALL(ib_init_ah_from_mcmember(cid->id.device,
 			cid->id.port_num, &rec, ndev, sgid->gid_type,
 			&ev->param.ud.ah_attr));
@@ -248,6 +252,7 @@ EXPORT_SYMBOL_IF_KUNIT(cma_mc_ib_mgid);
  * @addr: the group
  * @ps: the id's port space
  * @join_state: the join state asked for
+ * @qkey: the id's qkey, which the group must have
  * @rec: filled in
  *
  * Context: any.
@@ -256,12 +261,12 @@ EXPORT_SYMBOL_IF_KUNIT(cma_mc_ib_mgid);
 ib_sa_comp_mask cma_mc_ib_request(struct rdma_dev_addr *dev_addr,
 				  const struct sockaddr *addr,
 				  enum rdma_ucm_port_space ps, u8 join_state,
-				  struct ib_sa_mcmember_rec *rec)
+				  u32 qkey, struct ib_sa_mcmember_rec *rec)
 {
 	memset(rec, 0, sizeof(*rec));
 	cma_mc_ib_mgid(addr, dev_addr->broadcast, ps, &rec->mgid);
 	rdma_addr_get_sgid(dev_addr, &rec->port_gid);
-	rec->qkey = cpu_to_be32(RDMA_UDP_QKEY);
+	rec->qkey = cpu_to_be32(qkey);
 	rec->pkey = cpu_to_be16(ib_addr_get_pkey(dev_addr));
 	rec->join_state = join_state;
 	return IB_SA_MCMEMBER_REC_MGID | IB_SA_MCMEMBER_REC_PORT_GID |
@@ -283,9 +288,17 @@ cma_sa_mc_join(struct cma_id *cid, struct ib_sa_mcmember_rec *rec,
 				    answer, context);
 }
 
+static int cma_sa_mc_member(struct cma_id *cid, union ib_gid *mgid,
+			    struct ib_sa_mcmember_rec *rec)
+{
+	return ib_sa_get_mcmember_rec(cid->id.device, cid->id.port_num, mgid,
+				      rec);
+}
+
 static const struct cma_mc_sa_ops cma_sa_mc_ops = {
 	.join	= cma_sa_mc_join,
 	.leave	= ib_sa_free_multicast,
+	.member	= cma_sa_mc_member,
 };
 
 /* ib_sa's, or the KUnit suite's fake. */
@@ -303,17 +316,44 @@ void cma_set_mc_sa_ops(const struct cma_mc_sa_ops *ops)
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_set_mc_sa_ops);
 
+/**
+ * cma_mc_ib_broadcast_qkey - the qkey of an id's IPoIB broadcast group
+ * @cid: the id, bound to an InfiniBand port through an IPoIB address
+ * @qkey: the group's qkey
+ *
+ * The group is the one the broadcast address names; ib_sa knows its
+ * record once IPoIB has joined it.
+ *
+ * Context: process context.
+ * Return: 0, or the error of the SA's cache (-EINVAL when the port is no
+ * member).
+ */
+int cma_mc_ib_broadcast_qkey(struct cma_id *cid, u32 *qkey)
+{
+	struct ib_sa_mcmember_rec rec;
+	union ib_gid mgid;
+	int ret;
+
+	ib_addr_get_mgid(&cid->id.route.addr.dev_addr, &mgid);
+	ret = CMA_CALL(READ_ONCE(cma_mc_sa_ops)->member(cid, &mgid, &rec));
+	if (!ret)
+		*qkey = be32_to_cpu(rec.qkey);
+	return ret;
+}
+
 /* The SA's answer to a join, as a MULTICAST_JOIN event's parameters. */
 static int cma_mc_ib_joined(struct cma_id *cid,
 			    const struct ib_sa_multicast *m,
 			    struct rdma_cm_event *ev)
 {
-	/* The UDP and IB port spaces' qkey is fixed: the group must have it. */
-	if (m->rec.qkey != cpu_to_be32(RDMA_UDP_QKEY))
-		return -EINVAL;
+	/* The group's qkey becomes the id's, unless it has another one. */
+	int ret = cma_set_qkey(cid, be32_to_cpu(m->rec.qkey));
+
+	if (ret)
+		return ret;
 	ev->event = RDMA_CM_EVENT_MULTICAST_JOIN;
 	ev->param.ud.qp_num = 0xffffff;
-	ev->param.ud.qkey = RDMA_UDP_QKEY;
+	ev->param.ud.qkey = READ_ONCE(cid->qkey);
 	return CMA_CALL(ib_init_ah_from_mcmember(cid->id.device,
 			cid->id.port_num, (struct ib_sa_mcmember_rec *)&m->rec,
 			NULL, IB_GID_TYPE_IB, &ev->param.ud.ah_attr));
@@ -364,10 +404,14 @@ static int cma_mc_ib_join(struct cma_id *cid, struct cma_mc *mc)
 	struct ib_sa_mcmember_rec rec;
 	struct ib_sa_multicast *m;
 	ib_sa_comp_mask mask;
+	int ret;
 
+	ret = cma_set_qkey(cid, 0);
+	if (ret)
+		return ret;
 	mask = cma_mc_ib_request(&cid->id.route.addr.dev_addr,
 				 (struct sockaddr *)&mc->addr, cid->id.ps,
-				 mc->join_state, &rec);
+				 mc->join_state, READ_ONCE(cid->qkey), &rec);
 	m = CMA_CALL_PTR(ops->join(cid, &rec, mask, cma_mc_ib_answer, mc));
 	if (IS_ERR(m))
 		return PTR_ERR(m);

@@ -114,6 +114,8 @@ struct cma_device {
  * @path_query_id: and its number
  * @node_type: rdma_restrict_node_type(): the node type of the devices the
  *	id may bind to, 0 for any; under cma_lock
+ * @qkey: a UD id's qkey, 0 until set; set once, by cmpxchg (see
+ *	cma_set_qkey())
  * @timeout: the QP's local ACK timeout
  * @min_rnr_timer: the QP's minimal RNR NAK timer
  */
@@ -161,6 +163,7 @@ struct cma_id {
 	int path_query_id;
 	struct rdma_ib_service_rec *service_recs;
 	unsigned int nr_service_recs;
+	u32 qkey;
 	u8 tos;
 	u8 node_type;
 	u8 timeout;
@@ -331,6 +334,7 @@ int cma_ib_listen(struct cma_id *cid, struct ib_device *device,
 		  struct ib_cm_id **cm_id);
 
 /* cma_sidr.c */
+int cma_set_qkey(struct cma_id *cid, u32 qkey);
 int cma_sidr_connect(struct cma_id *cid, const struct rdma_conn_param *param);
 int cma_sidr_reply(struct cma_id *cid, enum ib_cm_sidr_status status,
 		   u32 qkey, const void *pdata, u8 len);
@@ -440,6 +444,8 @@ struct cma_path_ops {
  *	port; @answer gets the SA's answer, now or later, with @context in
  *	the returned join's context
  * @leave: leave, once no answer is being delivered
+ * @member: the record of a group @cid's port is a member of, from the SA's
+ *	cache (the IPoIB broadcast group, for RDMA_PS_IPOIB's qkey)
  */
 struct cma_mc_sa_ops {
 	struct ib_sa_multicast *(*join)(struct cma_id *cid,
@@ -449,6 +455,8 @@ struct cma_mc_sa_ops {
 						      struct ib_sa_multicast *m),
 					void *context);
 	void (*leave)(struct ib_sa_multicast *m);
+	int (*member)(struct cma_id *cid, union ib_gid *mgid,
+		      struct ib_sa_mcmember_rec *rec);
 };
 
 /* cma_mcast.c, InfiniBand */
@@ -458,7 +466,8 @@ void cma_mc_ib_mgid(const struct sockaddr *addr, const unsigned char *broadcast,
 ib_sa_comp_mask cma_mc_ib_request(struct rdma_dev_addr *dev_addr,
 				  const struct sockaddr *addr,
 				  enum rdma_ucm_port_space ps, u8 join_state,
-				  struct ib_sa_mcmember_rec *rec);
+				  u32 qkey, struct ib_sa_mcmember_rec *rec);
+int cma_mc_ib_broadcast_qkey(struct cma_id *cid, u32 *qkey);
 int cma_mc_join_ib(struct rdma_cm_id *id, struct sockaddr *addr,
 		   u8 join_state, void *context);
 

@@ -30,7 +30,10 @@ static int cma_ib_init_attr(struct cma_id *cid, struct ib_qp_attr *attr,
 	attr->port_num = id->port_num;
 	*mask = IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT;
 	if (id->qp_type == IB_QPT_UD) {
-		attr->qkey = RDMA_UDP_QKEY;
+		ret = cma_set_qkey(cid, 0);
+		if (ret)
+			return ret;
+		attr->qkey = READ_ONCE(cid->qkey);
 		*mask |= IB_QP_QKEY;
 	} else {
 		attr->qp_access_flags = 0;

@@ -27,15 +27,52 @@
 #define CMA_SIDR_MAX_RETRIES	15
 
 /*
- * The qkey a UD id uses. The UDP and IB port spaces share the in-box
- * CM's well-known qkey; a peer's SIDR REP or an accept may only confirm
- * it. (RDMA_PS_IPOIB would take the IPoIB broadcast group's qkey from
- * the SA, which needs an InfiniBand fabric: it also uses this one.)
+ * The qkey a UD id uses when nobody chose one: the in-box CM's well-known
+ * one for the UDP and IB port spaces, and for RDMA_PS_IPOIB on InfiniBand
+ * the IPoIB broadcast group's. On RoCE, where the SA knows no IPoIB
+ * group, RDMA_PS_IPOIB takes the well-known one too (in-box fails).
  */
-static int cma_sidr_check_qkey(u32 qkey)
+static int cma_default_qkey(struct cma_id *cid, u32 *qkey)
 {
-	return qkey && qkey != RDMA_UDP_QKEY ? -EINVAL : 0;
+	struct rdma_cm_id *id = &cid->id;
+
+	if (id->ps == RDMA_PS_IPOIB && id->device &&
+	    rdma_protocol_ib(id->device, id->port_num))
+		return cma_mc_ib_broadcast_qkey(cid, qkey);
+	*qkey = RDMA_UDP_QKEY;
+	return 0;
 }
+
+/**
+ * cma_set_qkey - settle the qkey of a UD id, once
+ * @cid: the id, bound to a device
+ * @qkey: the qkey asked for (by the consumer's accept, the peer's SIDR
+ *	REP or a group the id joined), or 0 for the id's own: the one it has,
+ *	else the default of its port space
+ *
+ * The first qkey an id gets is its qkey for good, as in-box: its QP's,
+ * the one its SIDR REP and its events carry.
+ *
+ * Context: process context; any lock (the qkey is set by cmpxchg()).
+ * Return: 0 with the id's qkey set, -EINVAL if the id has another one, or
+ * the error of the IPoIB broadcast group's lookup.
+ */
+int cma_set_qkey(struct cma_id *cid, u32 qkey)
+{
+	u32 cur = READ_ONCE(cid->qkey);
+	int ret;
+
+	if (cur)
+		return qkey && qkey != cur ? -EINVAL : 0;
+	if (!qkey) {
+		ret = cma_default_qkey(cid, &qkey);
+		if (ret)
+			return ret;
+	}
+	cur = cmpxchg(&cid->qkey, 0, qkey);
+	return cur && cur != qkey ? -EINVAL : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_set_qkey);
 
 /* ESTABLISHED from a successful SIDR REP, or why not. */
 /* The address handle to the SIDR REP's sender, from the resolved path. */
@@ -62,7 +99,7 @@ static void cma_sidr_rep_event(struct cma_id *cid, const struct ib_cm_event *ev,
 		event->status = rep->status;
 		return;
 	}
-	ret = cma_sidr_check_qkey(rep->qkey);
+	ret = cma_set_qkey(cid, rep->qkey);
 	if (!ret)
 		ret = cma_sidr_ah(id, rep, &event->param.ud.ah_attr);
 	if (ret) {
@@ -72,7 +109,7 @@ static void cma_sidr_rep_event(struct cma_id *cid, const struct ib_cm_event *ev,
 	}
 	event->event = RDMA_CM_EVENT_ESTABLISHED;
 	event->param.ud.qp_num = rep->qpn;
-	event->param.ud.qkey = rep->qkey;
+	event->param.ud.qkey = READ_ONCE(cid->qkey);
 }
 
 /* The IB CM's callback for an active UD id: the answer to its SIDR REQ. */
@@ -156,8 +193,9 @@ out:
  * cma_sidr_reply - answer a SIDR REQ
  * @cid: the passive UD id of the request, in CONNECT
  * @status: IB_SIDR_SUCCESS to accept, IB_SIDR_REJECT to refuse
- * @qkey: the qkey the consumer wants, 0 for the id's own; accepting with
- *	another qkey than the port space's fails
+ * @qkey: the qkey the consumer wants, 0 for the id's own (see
+ *	cma_set_qkey()); accepting with another qkey than the one the id
+ *	already has fails
  * @pdata: data for the peer, or NULL
  * @len: its length, at most IB_CM_SIDR_REP_PRIVATE_DATA_SIZE
  *
@@ -174,11 +212,11 @@ int cma_sidr_reply(struct cma_id *cid, enum ib_cm_sidr_status status,
 	if (!cid->ib || len > IB_CM_SIDR_REP_PRIVATE_DATA_SIZE)
 		return -EINVAL;
 	if (status == IB_SIDR_SUCCESS) {
-		ret = cma_sidr_check_qkey(qkey);
+		ret = cma_set_qkey(cid, qkey);
 		if (ret)
 			return ret;
 		rep.qp_num = cid->qp_num;
-		rep.qkey = RDMA_UDP_QKEY;
+		rep.qkey = READ_ONCE(cid->qkey);
 	}
 	rep.status = status;
 	rep.private_data = pdata;
