@@ -10,7 +10,6 @@
 # shellcheck source=tests/e2e/cm_e2e/cm_lib.sh
 . "$CM_TOP/tests/e2e/cm_e2e/cm_lib.sh"
 
-CM_IDS=/sys/kernel/debug/rdma_cm/ids
 CM_IDS_HEADER="# id state src dst ps qp_type qpn dev port owner pid age_ms tos"
 CM_IDS_KEYS=(id state src dst ps qp_type qpn dev port owner pid age_ms tos)
 P=$CM_E2E_PORT

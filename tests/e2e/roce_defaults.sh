@@ -15,7 +15,6 @@
 CFS=/sys/kernel/config/rdma_cm
 RXE=$CFS/rxe0/ports/1
 SIW=$CFS/siw0/ports/1
-CM_IDS=/sys/kernel/debug/rdma_cm/ids
 
 [ -d "$CFS" ] || fail "$CFS is missing"
 

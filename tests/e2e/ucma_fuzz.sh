@@ -22,6 +22,7 @@ timeout "${UCMA_FUZZ_TIMEOUT:-120}" "$fuzz" ${UCMA_FUZZ_ARGS:---seed 1 --ops 400
 
 # Every id gone: the module refuses to go quietly otherwise.
 rmmod rdma_ucm || fail "rdma_ucm still in use"
+expect_no_ids "the fuzzer"
 rmmod rdma_cm || fail "rdma_cm still in use"
 insmod "$CM_KO" || fail "rdma_cm does not load again"
 echo "ok: ucma_fuzz, no id left"

@@ -9,6 +9,28 @@ cd "$CM_TOP"
 
 CM_KO=drivers/infiniband/core/rdma_cm.ko
 CM_DEVICES=/sys/kernel/debug/rdma_cm/devices
+# Ours only: the listing of ids, and the slab cache ids live in.
+CM_IDS=/sys/kernel/debug/rdma_cm/ids
+CM_ID_SLAB=/sys/kernel/slab/rdma_cm_id
+
+# expect_no_ids WHAT: on our CM, fail unless no id outlived WHAT: none in
+# the listing, and none in the slab cache, whose count is exact once the
+# cache is shrunk (which also empties KASAN's quarantine of it).
+expect_no_ids() {
+	local left objects
+
+	[ -e "$CM_IDS" ] || return 0
+	mapfile -t left < "$CM_IDS"
+	if [ "${#left[@]}" -gt 1 ]; then
+		printf '  %s\n' "${left[@]}"
+		fail "$((${#left[@]} - 1)) ids outlived $1"
+	fi
+	echo 1 > "$CM_ID_SLAB/shrink"
+	read -r objects _ < "$CM_ID_SLAB/objects"
+	[ "$objects" = 0 ] ||
+		fail "$objects ids' memory outlived $1 (slab cache rdma_cm_id)"
+	echo "ok: no id left after $1, in the listing or the slab cache"
+}
 
 fail() {
 	echo "FAIL: $*" >&2
