@@ -27,6 +27,8 @@ struct xrdma_listener;
 #define XRDMA_MAX_INLINE	65536
 /* The largest memory region one registration covers. */
 #define XRDMA_MAX_RDMA		(1024 * 1024)
+/* The largest message xrdma_send() takes: one chunk, one registration. */
+#define XRDMA_MAX_SEND		XRDMA_MAX_RDMA
 
 /**
  * enum xrdma_step - the steps of a connection's life that are timed

@@ -265,8 +265,12 @@ struct xrdma_rctx {
 /**
  * struct xrdma_hdr - the header in front of every message on the wire
  * @credits: the sender's receives posted, cumulative
- * @flags: XRDMA_HDR_DATA, or 0 for a credit update
- * @len: payload bytes after the header
+ * @flags: XRDMA_HDR_*; 0 for a bare credit update
+ * @len: payload bytes after the header (and its optional fields)
+ *
+ * Optional fields follow in this order: with XRDMA_HDR_DONE a __be32,
+ * the key of a chunk of the receiver's that the sender has pulled;
+ * with XRDMA_HDR_CHUNK a struct xrdma_hdr_chunk, and no payload.
  */
 struct xrdma_hdr {
 	__be32 credits;
@@ -274,7 +278,50 @@ struct xrdma_hdr {
 	__be32 len;
 } __packed;
 
-#define XRDMA_HDR_DATA	1
+/**
+ * struct xrdma_hdr_chunk - where a chunked message's payload waits
+ * @addr: the address the sender's device knows it by
+ * @rkey: the key that lets the receiver RDMA READ it
+ * @len: its length, the message's, 1 to XRDMA_MAX_SEND bytes
+ */
+struct xrdma_hdr_chunk {
+	__be64 addr;
+	__be32 rkey;
+	__be32 len;
+} __packed;
+
+/* The message is for the user. */
+#define XRDMA_HDR_DATA	0x1
+/* A DONE field follows: the sender is done with a chunk of ours. */
+#define XRDMA_HDR_DONE	0x2
+/* A CHUNK field follows: the payload is to be pulled from there. */
+#define XRDMA_HDR_CHUNK	0x4
+#define XRDMA_HDR_FLAGS	(XRDMA_HDR_DATA | XRDMA_HDR_DONE | XRDMA_HDR_CHUNK)
+/* Room every buffer keeps for the header with all its fields. */
+#define XRDMA_HDR_MAX	(sizeof(struct xrdma_hdr) + sizeof(__be32) + \
+			 sizeof(struct xrdma_hdr_chunk))
+
+/**
+ * struct xrdma_msg - a message header in host order
+ * @credits: the sender's receives posted, cumulative
+ * @flags: XRDMA_HDR_*
+ * @len: payload bytes in the Send itself (0 with XRDMA_HDR_CHUNK)
+ * @done: with XRDMA_HDR_DONE, the key of the receiver's chunk that the
+ *	sender pulled
+ * @chunk: with XRDMA_HDR_CHUNK, the payload's place at the sender
+ */
+struct xrdma_msg {
+	u32 credits;
+	u32 flags;
+	u32 len;
+	u32 done;
+	struct xrdma_remote chunk;
+};
+
+u32 xrdma_hdr_size(u32 flags);
+u32 xrdma_hdr_encode(void *buf, const struct xrdma_msg *msg);
+int xrdma_hdr_decode(const void *buf, u32 byte_len, struct xrdma_msg *msg);
+bool xrdma_send_chunked(u32 len, u32 inline_send);
 
 /**
  * struct xrdma_cm_private - private data of the connect request and reply
