@@ -398,7 +398,7 @@ static int xrping_rdma_stale(struct xrping_rconn *c,
 			     const struct xrping_params *p, u8 *buf,
 			     struct xrping_result *res)
 {
-	struct xrdma_remote old = c->rem;
+	struct xrdma_remote old = c->rem, cur;
 	u64 ns;
 	int rc;
 
@@ -408,8 +408,13 @@ static int xrping_rdma_stale(struct xrping_rconn *c,
 	if (c->rem.rkey == old.rkey)
 		return -EPROTO;
 	xrping_fill(buf, p->size, 0);
+	cur = c->rem;
 	c->rem = old;
 	rc = xrping_rdma_once(c, p, XRDMA_RDMA_WRITE, buf, &ns);
+	/* What VERIFY ends is the key the server gave last, not the old
+	 * one: siw would invalidate its MR by the old key too.
+	 */
+	c->rem = cur;
 	if (rc == -EIO) {
 		res->messages++;	/* refused, as it must be */
 		return 0;
