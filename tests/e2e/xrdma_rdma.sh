@@ -19,7 +19,8 @@
 # - the verbs floor (bare QPs, no xrdma) moves what it claims too;
 # - the pool refilled itself from its work item;
 # - rxe0 removed in the middle of a WRITE stream, with MRs registered at
-#   both ends: the run fails cleanly and the device unregisters;
+#   both ends, and of a stream of chunked Sends: the runs fail cleanly
+#   and the device unregisters;
 # - nothing left behind.
 . "$CM_TOP/tests/e2e/lib/common.sh"
 # shellcheck source=tests/e2e/xrdma/xrdma_lib.sh
@@ -204,6 +205,16 @@ done
 echo "server rxe4: registered $(xrdma_server_stat rxe4 registered)," \
 	"verified $(xrdma_server_stat rxe4 verified)"
 
+# The servers' registrations were invalidated by our VERIFY and FILL
+# requests and our DONEs: their releases skipped the LOCAL_INV.
+for name in rxe4 siw4; do
+	wait_for "$name's remote invalidations" srv_inv "$name"
+	echo "ok: server $name:" \
+		"$(xrdma_server_stat "$name" mr_remote_invs) remote" \
+		"invalidations, $(xrdma_server_stat "$name" mr_invs_skipped)" \
+		"LOCAL_INV skipped, $(xrdma_server_stat "$name" mr_invs) done"
+done
+
 # Device removal in the middle of a WRITE stream: both ends hold
 # registrations; teardown destroys them, so rxe0 unregisters (rdma link
 # delete returns), and the run ends with an error instead of hanging.
@@ -216,6 +227,26 @@ if xrdma_test_finish dr || [ "${xrdma_r[status]:-}" != fail ]; then
 else
 	echo "ok: rxe0 unregistered under a WRITE stream" \
 		"(${xrdma_r[messages]} WRITEs done, error ${xrdma_r[error]})"
+fi
+rdma link add rxe0 type rxe netdev veth0 || fail "cannot add rxe0 again"
+wait_for "rxe0 active" port_active rxe0
+wait_for "rxe0's GIDs" rxe0_gids_whole
+
+# The same in the middle of a stream of 1 MiB Sends: chunks wait for
+# their DONE at the client, a pull may be in progress at the server;
+# teardown releases both, nothing is left and no check complains.
+xrdma_server_stop rxe4 || failed=$((failed + 1))
+xrdma_server_start rxe4 "$CM_RXE_ADDR4" "$port" inline_size=65536 ||
+	fail "cannot restart server rxe4"
+xrdma_test_start dc "$CM_RXE_ADDR4" "$port" op=send mode=bw \
+	size=1048576 count=1000000 window=4 inline_size=65536 || true
+nap 3
+rdma link delete rxe0 || fail "rxe0 did not unregister under chunks"
+if xrdma_test_finish dc || [ "${xrdma_r[status]:-}" != fail ]; then
+	bad "the chunk stream survived the removal of its device"
+else
+	echo "ok: rxe0 unregistered under a stream of chunks" \
+		"(${xrdma_r[chunks_sent]} chunks sent, error ${xrdma_r[error]})"
 fi
 rdma link add rxe0 type rxe netdev veth0 || fail "cannot add rxe0 again"
 wait_for "rxe0 active" port_active rxe0
@@ -236,16 +267,7 @@ else
 	echo "ok: a window of 8 chunked Sends refused (4 at most)"
 fi
 
-xrdma_test_remove t dr || failed=$((failed + 1))
-# The servers' registrations were invalidated by our VERIFY and FILL
-# requests and our DONEs: their releases skipped the LOCAL_INV.
-for name in rxe4 siw4; do
-	wait_for "$name's remote invalidations" srv_inv "$name"
-	echo "ok: server $name:" \
-		"$(xrdma_server_stat "$name" mr_remote_invs) remote" \
-		"invalidations, $(xrdma_server_stat "$name" mr_invs_skipped)" \
-		"LOCAL_INV skipped, $(xrdma_server_stat "$name" mr_invs) done"
-done
+xrdma_test_remove t dr dc || failed=$((failed + 1))
 for ((i = 0; i < ${#servers[@]}; i += 2)); do
 	xrdma_server_stop "${servers[i]}" || failed=$((failed + 1))
 done
