@@ -4,11 +4,15 @@
  * net/sunrpc/xprtrdma, built on the exported RDMA CM API and ib_core
  * verbs only.
  *
- * A transport (struct xrdma_xprt) carries whole messages, each at most
- * the inline size both ends agreed on, over one reliable connection at
- * a time.  Flow control is credit based and invisible to the user:
- * xrdma_send() waits for a credit.  Messages arrive through
- * xrdma_ops.recv in process context.
+ * A transport (struct xrdma_xprt) carries whole messages of up to
+ * XRDMA_MAX_SEND bytes over one reliable connection at a time.  A
+ * message within the inline size both ends agreed on travels in one
+ * SEND; a larger one travels as a read chunk: the sender registers a
+ * copy and sends a small header that advertises it, the receiver pulls
+ * it with RDMA READ and tells the sender it is done (with
+ * SEND_WITH_INV where both devices allow it).  Flow control is credit
+ * based and invisible to the user: xrdma_send() waits for a credit.
+ * Messages arrive through xrdma_ops.recv in process context.
  */
 #ifndef _NET_XRDMA_H
 #define _NET_XRDMA_H
@@ -27,6 +31,12 @@ struct xrdma_listener;
 #define XRDMA_MAX_INLINE	65536
 /* The largest memory region one registration covers. */
 #define XRDMA_MAX_RDMA		(1024 * 1024)
+/* The largest message xrdma_send() takes: one chunk, one registration. */
+#define XRDMA_MAX_SEND		XRDMA_MAX_RDMA
+/* Chunked messages of one transport the peer has not pulled yet, at
+ * most; a sender of one more waits.
+ */
+#define XRDMA_MAX_CHUNKS	8
 
 /**
  * enum xrdma_step - the steps of a connection's life that are timed
@@ -74,7 +84,11 @@ struct xrdma_opts {
  * @recv: a message arrived.  Runs in process context (the receive CQ's
  *	work item), one call at a time per transport; @data is valid only
  *	during the call.  It may call xrdma_send(), which then waits for a
- *	credit for at most the transport's timeout.
+ *	credit (and, for a chunked message, for a chunk slot) for at most
+ *	the transport's timeout.  A chunked message's slot comes back when
+ *	the peer's receive callback that pulled it has returned: a peer
+ *	that echoes chunked messages from here needs the other side to
+ *	keep at most XRDMA_MAX_CHUNKS / 2 of them unanswered.
  * @rdma_done: optional; needed for xrdma_rdma().  An RDMA READ or WRITE
  *	completed: @status is 0, or -EIO when it failed or was flushed by
  *	the end of the connection.  Runs in process context (the send
@@ -107,6 +121,13 @@ struct xrdma_ops {
  * @mr_dropped: MRs destroyed because a registration or an invalidation
  *	failed (their state was unknown)
  * @mr_last_rkey: the rkey of the last registration
+ * @chunks_sent: messages sent as a read chunk (above the inline size)
+ * @chunks_received: chunked messages pulled with RDMA READ
+ * @sends_inv: Sends that invalidated a key of the peer (SEND_WITH_INV)
+ * @mr_remote_invs: our registrations the peer invalidated
+ *	(IB_WC_WITH_INVALIDATE)
+ * @mr_invs_skipped: releases that needed no LOCAL_INV because the peer
+ *	had invalidated the key already
  * @step_ns: duration of each step of the last connection, in ns
  */
 struct xrdma_info {
@@ -123,6 +144,11 @@ struct xrdma_info {
 	u64 mr_refills;
 	u64 mr_dropped;
 	u32 mr_last_rkey;
+	u64 chunks_sent;
+	u64 chunks_received;
+	u64 sends_inv;
+	u64 mr_remote_invs;
+	u64 mr_invs_skipped;
 	u64 step_ns[XRDMA_NR_STEPS];
 };
 
@@ -161,6 +187,8 @@ int xrdma_connect(struct xrdma_xprt *xprt, struct net *net,
 		  const struct sockaddr *dst);
 void xrdma_disconnect(struct xrdma_xprt *xprt);
 int xrdma_send(struct xrdma_xprt *xprt, const void *data, u32 len);
+int xrdma_send_inv(struct xrdma_xprt *xprt, const void *data, u32 len,
+		   u32 rkey);
 void xrdma_get_info(struct xrdma_xprt *xprt, struct xrdma_info *info);
 
 struct xrdma_mr *xrdma_mr_register(struct xrdma_xprt *xprt, void *buf,

@@ -75,6 +75,7 @@ void xrdma_ep_teardown(struct xrdma_xprt *xprt)
 	xrdma_ep_drain(ep);
 	/* No MR work request is in flight now; the MRs go before the PD. */
 	xrdma_frwr_detach(xprt);
+	xrdma_chunks_reset(xprt);
 	xrdma_step_done(xprt, XRDMA_STEP_DISCONNECT, start);
 
 	start = ktime_get_ns();

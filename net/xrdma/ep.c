@@ -39,7 +39,7 @@ struct xrdma_ep *xrdma_ep_alloc(struct xrdma_xprt *xprt)
 	init_waitqueue_head(&ep->wait);
 	ep->xprt = xprt;
 	ep->async_rc = -ETIMEDOUT;
-	ep->inline_send = xprt->opts.inline_size + sizeof(struct xrdma_hdr);
+	ep->inline_send = xprt->opts.inline_size + XRDMA_HDR_MAX;
 	ep->inline_recv = ep->inline_send;
 	__module_get(THIS_MODULE);
 	return ep;
@@ -99,6 +99,17 @@ void xrdma_ep_force_disconnect(struct xrdma_ep *ep)
 	spin_unlock(&ep->lock);
 }
 
+/* Does our device send and take SEND_WITH_INV?  The id's device is
+ * known once the address is resolved or the request arrived.
+ */
+static bool xrdma_ep_can_inv(struct xrdma_ep *ep)
+{
+	struct ib_device *dev = ep->id ? ep->id->device : NULL;
+
+	return dev && (dev->attrs.device_cap_flags &
+		       IB_DEVICE_MEM_MGT_EXTENSIONS);
+}
+
 /**
  * xrdma_ep_fill_private() - our private data for connect or accept
  * @ep: the endpoint
@@ -111,6 +122,8 @@ void xrdma_ep_fill_private(struct xrdma_ep *ep, struct xrdma_cm_private *pd)
 	memset(pd, 0, sizeof(*pd));
 	pd->magic = cpu_to_be32(XRDMA_CM_MAGIC);
 	pd->version = XRDMA_CM_VERSION;
+	if (xrdma_ep_can_inv(ep))
+		pd->flags = XRDMA_CM_F_REMOTE_INV;
 	pd->inline_send = cpu_to_be32(ep->inline_send);
 	pd->inline_recv = cpu_to_be32(ep->inline_recv);
 }
@@ -121,7 +134,9 @@ void xrdma_ep_fill_private(struct xrdma_ep *ep, struct xrdma_cm_private *pd)
  * @param: the connection parameters of the event
  *
  * We never send more than the peer can receive.  A peer that sent no
- * valid private data gets only minimum-sized messages.
+ * valid private data gets only minimum-sized messages.  We send
+ * SEND_WITH_INV only when both devices do memory management extensions
+ * (the peer's says so in its flags).
  *
  * Context: under the id's handler mutex.
  */
@@ -129,14 +144,19 @@ void xrdma_ep_update_private(struct xrdma_ep *ep,
 			     const struct rdma_conn_param *param)
 {
 	const struct xrdma_cm_private *pd = param->private_data;
-	u32 recv = XRDMA_MIN_INLINE + sizeof(struct xrdma_hdr);
+	u32 recv = XRDMA_MIN_INLINE + XRDMA_HDR_MAX;
+	u8 flags = 0;
 
 	if (pd && param->private_data_len >= sizeof(*pd) &&
 	    be32_to_cpu(pd->magic) == XRDMA_CM_MAGIC &&
-	    pd->version == XRDMA_CM_VERSION)
+	    pd->version == XRDMA_CM_VERSION) {
 		recv = be32_to_cpu(pd->inline_recv);
+		flags = pd->flags;
+	}
 	if (recv < ep->inline_send)
-		ep->inline_send = max_t(u32, recv, sizeof(struct xrdma_hdr));
+		ep->inline_send = max_t(u32, recv, XRDMA_HDR_MAX);
+	ep->remote_inv = xrdma_ep_can_inv(ep) &&
+			 (flags & XRDMA_CM_F_REMOTE_INV);
 }
 
 /* The connection is gone (DISCONNECTED, DEVICE_REMOVAL, ADDR_CHANGE):

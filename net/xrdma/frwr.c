@@ -7,8 +7,10 @@
  * ib_map_mr_sg(), gives it a fresh key (the low byte stepped) and posts
  * IB_WR_REG_MR; a release posts IB_WR_LOCAL_INV before the MR goes back
  * to the free list, so a peer's old key never reaches the next user's
- * memory.  An MR whose registration or invalidation failed is in an
- * unknown state: it is destroyed, never reused.
+ * memory; a key the peer invalidated with a SEND_WITH_INV is dead
+ * already and the release skips the LOCAL_INV.  An MR whose
+ * registration or invalidation failed is in an unknown state: it is
+ * destroyed, never reused.
  *
  * The pool starts small; when a registration leaves it low, the refill
  * work makes more, up to a cap.  At teardown (after the QP was drained,
@@ -86,6 +88,7 @@ static void xrdma_mr_kill(struct xrdma_frwr *frwr, struct xrdma_mr *mr)
 		ib_dereg_mr(mr->ibmr);
 	WRITE_ONCE(mr->ibmr, NULL);
 	mr->registered = false;
+	mr->peer_invalidated = false;
 	mr->state = XRDMA_MR_DEAD;
 }
 
@@ -350,6 +353,7 @@ static int xrdma_mr_access(struct xrdma_xprt *xprt, bool remote)
 	int access = IB_ACCESS_LOCAL_WRITE;
 	struct xrdma_ep *ep = xprt->ep;
 
+	lockdep_assert_held(&xprt->send_lock);
 	if (remote)
 		return access | IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE;
 	/* The sink of an iWARP RDMA READ is written as if remotely. */
@@ -361,43 +365,34 @@ static int xrdma_mr_access(struct xrdma_xprt *xprt, bool remote)
 /* Under the mutex, while the MR is lent out and mapped: the WR that
  * registers it and what the peer will need to know.
  */
-static void xrdma_mr_prep_reg(struct xrdma_xprt *xprt, struct xrdma_mr *mr,
-			      bool remote, struct ib_reg_wr *reg,
-			      struct xrdma_remote *desc)
+static void xrdma_mr_prep_reg(struct xrdma_mr *mr, int access,
+			      struct ib_reg_wr *reg, struct xrdma_remote *desc)
 {
 	memset(reg, 0, sizeof(*reg));
 	reg->wr.opcode = IB_WR_REG_MR;
 	reg->mr = mr->ibmr;
 	reg->key = mr->ibmr->rkey;
-	spin_lock(&xprt->send_lock);
-	reg->access = xrdma_mr_access(xprt, remote);
-	spin_unlock(&xprt->send_lock);
+	reg->access = access;
 	desc->addr = mr->ibmr->iova;
 	desc->rkey = mr->ibmr->rkey;
 	desc->len = mr->len;
 }
 
 /**
- * xrdma_mr_register() - register memory for RDMA READ and WRITE
+ * xrdma_mr_register_access() - register memory with the given access
  * @xprt: a connected transport
- * @buf: the memory, kmalloc'ed or vmalloc'ed; it belongs to the device
- *	until xrdma_mr_release() returns
+ * @buf: the memory, kmalloc'ed or vmalloc'ed; the device's until
+ *	xrdma_mr_release() returns
  * @len: its length, 1 to XRDMA_MAX_RDMA bytes
- * @remote: the peer may read and write it (to advertise @desc);
- *	otherwise it is local memory for xrdma_rdma()
+ * @access: IB_ACCESS_* flags of the registration
  * @desc: gets the address, key and length to advertise
  *
- * Each registration carries a new key, so a key the peer kept from an
- * earlier registration of the same MR does not work on this one.
- *
- * Context: process context, may sleep (also from xrdma_ops.recv).
- * Return: the registration, or an ERR_PTR: -EINVAL for a bad length,
- * -EMSGSIZE for more pages than the device maps at once, -ENOTCONN
- * without a connection, -ENOMEM, or -EIO when the device refused.
+ * Context: process context, may sleep; takes the pool's mutex.
+ * Return: as xrdma_mr_register().
  */
-struct xrdma_mr *xrdma_mr_register(struct xrdma_xprt *xprt, void *buf,
-				   u32 len, bool remote,
-				   struct xrdma_remote *desc)
+struct xrdma_mr *xrdma_mr_register_access(struct xrdma_xprt *xprt,
+					  void *buf, u32 len, int access,
+					  struct xrdma_remote *desc)
 {
 	struct xrdma_frwr *frwr = &xprt->frwr;
 	struct ib_reg_wr reg;
@@ -422,7 +417,7 @@ struct xrdma_mr *xrdma_mr_register(struct xrdma_xprt *xprt, void *buf,
 		if (!rc)
 			rc = xrdma_mr_map(frwr, mr);
 		if (!rc)
-			xrdma_mr_prep_reg(xprt, mr, remote, &reg, desc);
+			xrdma_mr_prep_reg(mr, access, &reg, desc);
 	}
 	mutex_unlock(&frwr->mutex);
 	if (!rc)
@@ -435,8 +430,10 @@ struct xrdma_mr *xrdma_mr_register(struct xrdma_xprt *xprt, void *buf,
 		return ERR_PTR(rc);
 	}
 	mutex_lock(&frwr->mutex);
-	if (mr->state == XRDMA_MR_BUSY)
+	if (mr->state == XRDMA_MR_BUSY) {
 		mr->registered = true;
+		mr->peer_invalidated = false;
+	}
 	mutex_unlock(&frwr->mutex);
 	spin_lock(&xprt->send_lock);
 	xprt->info.mr_regs++;
@@ -444,16 +441,108 @@ struct xrdma_mr *xrdma_mr_register(struct xrdma_xprt *xprt, void *buf,
 	spin_unlock(&xprt->send_lock);
 	return mr;
 }
+
+/**
+ * xrdma_mr_register() - register memory for RDMA READ and WRITE
+ * @xprt: a connected transport
+ * @buf: the memory, kmalloc'ed or vmalloc'ed; it belongs to the device
+ *	until xrdma_mr_release() returns
+ * @len: its length, 1 to XRDMA_MAX_RDMA bytes
+ * @remote: the peer may read and write it (to advertise @desc);
+ *	otherwise it is local memory for xrdma_rdma()
+ * @desc: gets the address, key and length to advertise
+ *
+ * Each registration carries a new key, so a key the peer kept from an
+ * earlier registration of the same MR does not work on this one.
+ *
+ * Context: process context, may sleep (also from xrdma_ops.recv).
+ * Return: the registration, or an ERR_PTR: -EINVAL for a bad length,
+ * -EMSGSIZE for more pages than the device maps at once, -ENOTCONN
+ * without a connection, -ENOMEM, or -EIO when the device refused.
+ */
+struct xrdma_mr *xrdma_mr_register(struct xrdma_xprt *xprt, void *buf,
+				   u32 len, bool remote,
+				   struct xrdma_remote *desc)
+{
+	int access;
+
+	spin_lock(&xprt->send_lock);
+	access = xrdma_mr_access(xprt, remote);
+	spin_unlock(&xprt->send_lock);
+	return xrdma_mr_register_access(xprt, buf, len, access, desc);
+}
 EXPORT_SYMBOL_GPL(xrdma_mr_register);
+
+/**
+ * xrdma_mr_lkey() - the local key of a registration
+ * @xprt: the transport it was registered on
+ * @mr: the registration
+ * @lkey: set to its key for a local scatter entry
+ *
+ * Context: process context, may sleep; takes the pool's mutex.
+ * Return: 0, or -ENOTCONN when its connection went (the MR is gone).
+ */
+int xrdma_mr_lkey(struct xrdma_xprt *xprt, struct xrdma_mr *mr, u32 *lkey)
+{
+	struct xrdma_frwr *frwr = &xprt->frwr;
+	int rc = -ENOTCONN;
+
+	mutex_lock(&frwr->mutex);
+	if (mr->state == XRDMA_MR_BUSY && mr->registered) {
+		*lkey = mr->ibmr->lkey;
+		rc = 0;
+	}
+	mutex_unlock(&frwr->mutex);
+	return rc;
+}
+
+/**
+ * xrdma_frwr_remote_inv() - the peer invalidated one of our keys
+ * @xprt: the transport
+ * @rkey: the key, from a receive completion with IB_WC_WITH_INVALIDATE
+ *
+ * The device has invalidated the MR already: its release must not post
+ * a LOCAL_INV.  A key no registration of ours holds (one we released
+ * meanwhile) needs nothing: its MR is invalid either way.
+ *
+ * Context: process context (the receive CQ's work item), may sleep;
+ * takes the pool's mutex.
+ * Return: true if a registration of ours held @rkey.
+ */
+bool xrdma_frwr_remote_inv(struct xrdma_xprt *xprt, u32 rkey)
+{
+	struct xrdma_frwr *frwr = &xprt->frwr;
+	struct xrdma_mr *mr;
+	bool found = false;
+
+	mutex_lock(&frwr->mutex);
+	list_for_each_entry(mr, &frwr->busy, node) {
+		if (mr->registered && mr->ibmr && mr->ibmr->rkey == rkey) {
+			mr->registered = false;
+			mr->peer_invalidated = true;
+			found = true;
+			break;
+		}
+	}
+	mutex_unlock(&frwr->mutex);
+	if (found) {
+		spin_lock(&xprt->send_lock);
+		xprt->info.mr_remote_invs++;
+		spin_unlock(&xprt->send_lock);
+	}
+	return found;
+}
 
 /**
  * xrdma_mr_release() - invalidate a registration and give its MR back
  * @xprt: the transport it was registered on
  * @mr: the registration; the handle is gone on return
  *
- * The key stops working before the MR can serve anyone else.  If the
- * invalidation cannot be done (the connection is going) or fails, the
- * MR is destroyed instead.  Also frees a handle whose connection ended.
+ * The key stops working before the MR can serve anyone else: by a
+ * LOCAL_INV, unless the peer invalidated it already with a
+ * SEND_WITH_INV.  If the invalidation cannot be done (the connection is
+ * going) or fails, the MR is destroyed instead.  Also frees a handle
+ * whose connection ended.
  *
  * Context: process context, may sleep; no xrdma_rdma() on @mr may be
  * in flight.
@@ -462,15 +551,22 @@ void xrdma_mr_release(struct xrdma_xprt *xprt, struct xrdma_mr *mr)
 {
 	struct ib_send_wr inv = { .opcode = IB_WR_LOCAL_INV };
 	struct xrdma_frwr *frwr = &xprt->frwr;
-	bool posted, needed;
+	bool posted, needed, skipped;
 	int rc = 0;
 
 	mutex_lock(&frwr->mutex);
 	needed = mr->state == XRDMA_MR_BUSY && mr->registered;
+	skipped = mr->state == XRDMA_MR_BUSY && mr->peer_invalidated;
 	if (needed)
 		inv.ex.invalidate_rkey = mr->ibmr->rkey;
 	mr->registered = false;
+	mr->peer_invalidated = false;
 	mutex_unlock(&frwr->mutex);
+	if (skipped) {
+		spin_lock(&xprt->send_lock);
+		xprt->info.mr_invs_skipped++;
+		spin_unlock(&xprt->send_lock);
+	}
 	if (needed) {
 		rc = xrdma_frwr_post_wait(xprt, mr, &inv, &posted);
 		if (!rc) {

@@ -3,7 +3,9 @@
  * The receive path: receives are replenished up to the credit grant we
  * make (our queue depth) in one chained post, never while the queue is
  * being drained.  Each message's header updates our view of the peer's
- * grant; a message with data goes to the user.
+ * grant; a message with data goes to the user, pulled first if it came
+ * as a chunk.  A key the peer invalidated with its Send and a chunk of
+ * ours it says it is done with are taken back before that.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -107,27 +109,22 @@ out:
 	spin_unlock(&xprt->send_lock);
 }
 
-/* Take in the header's count; returns the payload length or -EPROTO. */
+/* Take in the header's count; returns the header's length or -EPROTO. */
 static int xrdma_recv_header(struct xrdma_xprt *xprt, struct xrdma_buf *buf,
-			     u32 byte_len, u32 *flags)
+			     u32 byte_len, struct xrdma_msg *msg)
 {
-	const struct xrdma_hdr *hdr = buf->data;
-	u32 len;
+	int hlen = xrdma_hdr_decode(buf->data, byte_len, msg);
 
-	if (byte_len < sizeof(*hdr))
-		return -EPROTO;
-	len = be32_to_cpu(hdr->len);
-	if (len > byte_len - sizeof(*hdr))
-		return -EPROTO;
-	*flags = be32_to_cpu(hdr->flags);
+	if (hlen < 0)
+		return hlen;
 	spin_lock(&xprt->send_lock);
 	xprt->rx_posted--;
-	xrdma_credits_grant(&xprt->credits, be32_to_cpu(hdr->credits));
-	if (*flags & XRDMA_HDR_DATA)
+	xrdma_credits_grant(&xprt->credits, msg->credits);
+	if (msg->flags & XRDMA_HDR_DATA)
 		xprt->info.received++;
 	spin_unlock(&xprt->send_lock);
 	wake_up(&xprt->send_wait);
-	return len;
+	return hlen;
 }
 
 /* A one-way stream needs a credit update now and then. */
@@ -142,30 +139,71 @@ static void xrdma_recv_credit_check(struct xrdma_xprt *xprt)
 		xrdma_send_credit_update(xprt);
 }
 
+/* What the message ends on our side: a key the peer invalidated with
+ * it, a chunk of ours it pulled.  The invalidation comes first, so the
+ * chunk's release knows it needs no LOCAL_INV.
+ */
+static int xrdma_recv_ends(struct xrdma_xprt *xprt, const struct ib_wc *wc,
+			   const struct xrdma_msg *msg)
+{
+	if (wc->wc_flags & IB_WC_WITH_INVALIDATE)
+		xrdma_frwr_remote_inv(xprt, wc->ex.invalidate_rkey);
+	if (msg->flags & XRDMA_HDR_DONE)
+		return xrdma_chunk_done(xprt, msg->done);
+	return 0;
+}
+
+/* An error after the header was taken in (the receive is accounted):
+ * the connection cannot go on.  One that is going anyway is no error.
+ */
+static void xrdma_recv_fail(struct xrdma_xprt *xprt, int rc)
+{
+	if (rc != -ENOTCONN)
+		pr_warn_ratelimited("message not taken: %d\n", rc);
+	spin_lock(&xprt->send_lock);
+	if (xprt->ep) {
+		if (rc != -ENOTCONN)
+			xprt->info.errors++;
+		xrdma_ep_force_disconnect(xprt->ep);
+	}
+	spin_unlock(&xprt->send_lock);
+}
+
 static void xrdma_wc_receive(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct xrdma_buf *buf = container_of(wc->wr_cqe, struct xrdma_buf,
 					     cqe);
 	struct xrdma_xprt *xprt = cq->cq_context;
-	u32 flags = 0;
-	int len;
+	struct xrdma_msg msg;
+	int hlen, rc;
 
 	if (wc->status != IB_WC_SUCCESS)
 		goto out_flushed;
 	ib_dma_sync_single_for_cpu(cq->device, buf->dma, wc->byte_len,
 				   DMA_FROM_DEVICE);
-	len = xrdma_recv_header(xprt, buf, wc->byte_len, &flags);
-	if (len < 0) {
+	hlen = xrdma_recv_header(xprt, buf, wc->byte_len, &msg);
+	if (hlen < 0) {
 		pr_warn_ratelimited("malformed message of %u bytes\n",
 				    wc->byte_len);
 		goto out_flushed;
 	}
 	/* The replacement goes up before the user sees this one. */
 	xrdma_post_recvs(xprt);
-	if (flags & XRDMA_HDR_DATA)
-		xprt->ops->recv(xprt, (struct xrdma_hdr *)buf->data + 1, len);
-	xrdma_pool_put(&xprt->reps, buf);
-	if (flags & XRDMA_HDR_DATA)
+	rc = xrdma_recv_ends(xprt, wc, &msg);
+	if (!rc && (msg.flags & XRDMA_HDR_CHUNK)) {
+		xrdma_pool_put(&xprt->reps, buf);
+		buf = NULL;
+		rc = xrdma_chunk_recv(xprt, &msg.chunk);
+	} else if (!rc && (msg.flags & XRDMA_HDR_DATA)) {
+		xprt->ops->recv(xprt, (u8 *)buf->data + hlen, msg.len);
+	}
+	if (buf)
+		xrdma_pool_put(&xprt->reps, buf);
+	if (rc) {
+		xrdma_recv_fail(xprt, rc);
+		return;
+	}
+	if (msg.flags & (XRDMA_HDR_DATA | XRDMA_HDR_DONE))
 		xrdma_recv_credit_check(xprt);
 	return;
 

@@ -5,6 +5,10 @@
  * goes out as one SEND from the next slot of the send-context ring.
  * Only every XRDMA_SIGNAL_EVERY-th Send, or the one that fills the
  * ring, is signalled; its completion retires the earlier ones in order.
+ * A message above the inline size leaves as a chunk (chunk.c): the Send
+ * carries only its descriptor.  Any Send carries the DONE we owe the
+ * peer for a chunk we pulled, and is then a SEND_WITH_INV of that
+ * chunk's key where both devices allow it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -101,21 +105,48 @@ static bool xrdma_send_signal(struct xrdma_xprt *xprt)
 	return true;
 }
 
+/* The header (with a pending DONE, if any) and the inline payload. */
 static void xrdma_send_fill(struct xrdma_xprt *xprt, struct xrdma_buf *buf,
-			    const void *data, u32 len, u32 flags)
+			    const struct xrdma_out *out, struct xrdma_msg *msg)
 {
-	struct xrdma_hdr *hdr = buf->data;
+	u32 hlen;
 
-	hdr->credits = cpu_to_be32(xrdma_credits_announce(&xprt->credits));
-	hdr->flags = cpu_to_be32(flags);
-	hdr->len = cpu_to_be32(len);
-	if (len)
-		memcpy(hdr + 1, data, len);
-	buf->len = sizeof(*hdr) + len;
+	lockdep_assert_held(&xprt->send_lock);
+	memset(msg, 0, sizeof(*msg));
+	msg->credits = xrdma_credits_announce(&xprt->credits);
+	msg->flags = out->flags;
+	msg->len = out->len;
+	msg->chunk = out->chunk;
+	if (xprt->done_pending) {
+		msg->flags |= XRDMA_HDR_DONE;
+		msg->done = xprt->done_rkey;
+	}
+	hlen = xrdma_hdr_encode(buf->data, msg);
+	if (out->len)
+		memcpy((u8 *)buf->data + hlen, out->data, out->len);
+	buf->len = hlen + out->len;
+}
+
+/* The key this Send invalidates at the peer, if it may: the caller's,
+ * else that of the chunk it says we are done with.
+ */
+static bool xrdma_send_inv_key(const struct xrdma_ep *ep,
+			       const struct xrdma_out *out,
+			       const struct xrdma_msg *msg, u32 *rkey)
+{
+	if (!ep->remote_inv)
+		return false;
+	if (out->inv)
+		*rkey = out->rkey;
+	else if (msg->flags & XRDMA_HDR_DONE)
+		*rkey = msg->done;
+	else
+		return false;
+	return true;
 }
 
 static int xrdma_send_post(struct xrdma_xprt *xprt, struct xrdma_ep *ep,
-			   struct xrdma_buf *buf, int slot)
+			   struct xrdma_buf *buf, int slot, u32 *inv)
 {
 	struct ib_sge sge = {
 		.addr = buf->dma,
@@ -129,6 +160,10 @@ static int xrdma_send_post(struct xrdma_xprt *xprt, struct xrdma_ep *ep,
 		.opcode = IB_WR_SEND,
 	};
 
+	if (inv) {
+		wr.opcode = IB_WR_SEND_WITH_INV;
+		wr.ex.invalidate_rkey = *inv;
+	}
 	if (xrdma_send_signal(xprt))
 		wr.send_flags = IB_SEND_SIGNALED;
 	ib_dma_sync_single_for_device(ep->id->device, buf->dma, buf->len,
@@ -137,16 +172,40 @@ static int xrdma_send_post(struct xrdma_xprt *xprt, struct xrdma_ep *ep,
 	return ib_post_send(ep->id->qp, &wr, NULL);
 }
 
+/* What a posted Send changed: the DONE it carried is told, the chunk it
+ * advertised waits for the peer, the counters.
+ */
+static void xrdma_send_posted(struct xrdma_xprt *xprt,
+			      const struct xrdma_out *out,
+			      const struct xrdma_msg *msg, bool inv)
+{
+	lockdep_assert_held(&xprt->send_lock);
+	if (msg->flags & XRDMA_HDR_DONE)
+		xprt->done_pending = false;
+	if (out->slot) {
+		out->slot->rkey = out->chunk.rkey;
+		out->slot->armed = true;
+		xprt->info.chunks_sent++;
+	}
+	if (inv)
+		xprt->info.sends_inv++;
+	if (out->flags & XRDMA_HDR_DATA)
+		xprt->info.sent++;
+}
+
 /* One try under the send lock: -EAGAIN when a credit, a buffer or a
  * slot is missing, which a completion or a peer's message will bring.
  */
-static int xrdma_try_send(struct xrdma_xprt *xprt, const void *data, u32 len,
-			  u32 flags)
+static int xrdma_try_send(struct xrdma_xprt *xprt, const struct xrdma_out *out)
 {
 	struct xrdma_ep *ep = xprt->ep;
+	struct xrdma_msg msg;
 	struct xrdma_buf *buf;
 	int slot, rc, status;
+	bool inv;
+	u32 rkey;
 
+	lockdep_assert_held(&xprt->send_lock);
 	if (!ep || ep->draining)
 		return -ENOTCONN;
 	status = READ_ONCE(ep->status);
@@ -155,7 +214,7 @@ static int xrdma_try_send(struct xrdma_xprt *xprt, const void *data, u32 len,
 		return -EAGAIN;
 	if (status != XRDMA_CONNECTED)
 		return -ENOTCONN;
-	if (sizeof(struct xrdma_hdr) + len > ep->inline_send)
+	if (out->len > ep->inline_send - XRDMA_HDR_MAX)
 		return -EMSGSIZE;
 	if (!xrdma_credits_avail(&xprt->credits))
 		return -EAGAIN;
@@ -168,8 +227,9 @@ static int xrdma_try_send(struct xrdma_xprt *xprt, const void *data, u32 len,
 		return -EAGAIN;
 	}
 	xrdma_credits_take(&xprt->credits);
-	xrdma_send_fill(xprt, buf, data, len, flags);
-	rc = xrdma_send_post(xprt, ep, buf, slot);
+	xrdma_send_fill(xprt, buf, out, &msg);
+	inv = xrdma_send_inv_key(ep, out, &msg, &rkey);
+	rc = xrdma_send_post(xprt, ep, buf, slot, inv ? &rkey : NULL);
 	if (rc) {
 		xprt->sc_buf[slot] = NULL;
 		xrdma_ring_unget(&xprt->ring);
@@ -178,61 +238,134 @@ static int xrdma_try_send(struct xrdma_xprt *xprt, const void *data, u32 len,
 		xrdma_ep_force_disconnect(ep);
 		return rc;
 	}
-	if (flags & XRDMA_HDR_DATA)
-		xprt->info.sent++;
+	xrdma_send_posted(xprt, out, &msg, inv);
 	return 0;
 }
 
-static int xrdma_try_send_locked(struct xrdma_xprt *xprt, const void *data,
-				 u32 len, u32 flags)
+static int xrdma_try_send_locked(struct xrdma_xprt *xprt,
+				 const struct xrdma_out *out)
 {
 	int rc;
 
 	spin_lock(&xprt->send_lock);
-	rc = xrdma_try_send(xprt, data, len, flags);
+	rc = xrdma_try_send(xprt, out);
 	spin_unlock(&xprt->send_lock);
 	return rc;
 }
 
-/* The wait condition of xrdma_send(): a try that did not need to wait. */
-static bool xrdma_send_tried(struct xrdma_xprt *xprt, const void *data,
-			     u32 len, int *rc)
+/* The wait condition of xrdma_send_wait(): a try that did not need to
+ * wait.
+ */
+static bool xrdma_send_tried(struct xrdma_xprt *xprt,
+			     const struct xrdma_out *out, int *rc)
 {
-	*rc = xrdma_try_send_locked(xprt, data, len, XRDMA_HDR_DATA);
+	*rc = xrdma_try_send_locked(xprt, out);
 	return *rc != -EAGAIN;
+}
+
+/**
+ * xrdma_send_wait() - post one Send, waiting for what it needs
+ * @xprt: the transport
+ * @out: what the Send carries; the payload is copied
+ *
+ * Waits for a credit, a request buffer and a send context for at most
+ * the transport's timeout.  A DONE the peer is owed rides along.
+ *
+ * Context: process context, may sleep; takes the send lock.
+ * Return: 0 when posted; -ENOTCONN; -EMSGSIZE for an inline payload
+ * larger than the peer takes; -ETIMEDOUT; -ERESTARTSYS on a signal;
+ * or the error of ib_post_send(), which forces a disconnect.
+ */
+int xrdma_send_wait(struct xrdma_xprt *xprt, struct xrdma_out *out)
+{
+	long left = msecs_to_jiffies(xprt->opts.timeout_ms) + 1;
+	int rc = -EAGAIN;
+
+	left = wait_event_interruptible_timeout(xprt->send_wait,
+						xrdma_send_tried(xprt, out,
+								 &rc),
+						left);
+	if (left < 0)
+		return left;
+	return rc == -EAGAIN ? -ETIMEDOUT : rc;
+}
+
+/* The largest Send, header room included, the peer takes now. */
+static u32 xrdma_send_limit(struct xrdma_xprt *xprt)
+{
+	u32 limit;
+
+	spin_lock(&xprt->send_lock);
+	limit = xprt->ep ? xprt->ep->inline_send :
+			   xprt->opts.inline_size + XRDMA_HDR_MAX;
+	spin_unlock(&xprt->send_lock);
+	return limit;
+}
+
+static int xrdma_send_msg(struct xrdma_xprt *xprt, const void *data,
+			  u32 len, bool inv, u32 rkey)
+{
+	struct xrdma_out out = {
+		.data = data,
+		.len = len,
+		.flags = XRDMA_HDR_DATA,
+		.inv = inv,
+		.rkey = rkey,
+	};
+
+	if (len > XRDMA_MAX_SEND)
+		return -EMSGSIZE;
+	if (xrdma_send_chunked(len, xrdma_send_limit(xprt)))
+		return xrdma_chunk_send(xprt, data, len, &out);
+	return xrdma_send_wait(xprt, &out);
 }
 
 /**
  * xrdma_send() - send one message
  * @xprt: the transport
  * @data: the message
- * @len: its length, at most the connection's inline size
+ * @len: its length, at most XRDMA_MAX_SEND
  *
- * The message is copied; @data may be reused on return.  Waits for a
- * credit and a send context for at most the transport's timeout.
+ * The message is copied; @data may be reused on return.  Within the
+ * connection's inline size it goes in one Send; above, as a chunk the
+ * peer pulls (xrdma_ops.recv there sees the whole message all the
+ * same).  Waits for a credit and a send context (a chunk: also for a
+ * chunk slot and its registration) for at most the transport's
+ * timeout each.
  *
  * Context: process context, may sleep (also from xrdma_ops.recv).
- * Return: 0 when posted; -ENOTCONN without a connection; -EMSGSIZE for
- * a message larger than the peer takes; -ETIMEDOUT when no credit came;
- * -ERESTARTSYS on a signal; or the error of ib_post_send(), which
- * forces a disconnect.
+ * Return: 0 when posted; -ENOTCONN without a connection; -EMSGSIZE
+ * above XRDMA_MAX_SEND; -ETIMEDOUT when no credit or slot came;
+ * -ERESTARTSYS on a signal; -ENOMEM; the error of the registration; or
+ * the error of ib_post_send(), which forces a disconnect.
  */
 int xrdma_send(struct xrdma_xprt *xprt, const void *data, u32 len)
 {
-	long left = msecs_to_jiffies(xprt->opts.timeout_ms) + 1;
-	int rc = -EAGAIN;
-
-	if (len > XRDMA_MAX_INLINE)
-		return -EMSGSIZE;
-	left = wait_event_interruptible_timeout(xprt->send_wait,
-						xrdma_send_tried(xprt, data,
-								 len, &rc),
-						left);
-	if (left < 0)
-		return left;
-	return rc == -EAGAIN ? -ETIMEDOUT : rc;
+	return xrdma_send_msg(xprt, data, len, false, 0);
 }
 EXPORT_SYMBOL_GPL(xrdma_send);
+
+/**
+ * xrdma_send_inv() - send one message that ends the use of a peer's key
+ * @xprt: the transport
+ * @data: the message
+ * @len: its length, at most XRDMA_MAX_SEND
+ * @rkey: a key the peer advertised and we will not use again
+ *
+ * As xrdma_send(); when both devices allow it the Send invalidates
+ * @rkey at the peer (IB_WR_SEND_WITH_INV), so the peer's release of
+ * that registration needs no LOCAL_INV.  Otherwise a plain Send, and
+ * the peer invalidates the key itself when it releases it.
+ *
+ * Context: process context, may sleep (also from xrdma_ops.recv).
+ * Return: as xrdma_send().
+ */
+int xrdma_send_inv(struct xrdma_xprt *xprt, const void *data, u32 len,
+		   u32 rkey)
+{
+	return xrdma_send_msg(xprt, data, len, true, rkey);
+}
+EXPORT_SYMBOL_GPL(xrdma_send_inv);
 
 /**
  * xrdma_send_credit_update() - tell the peer about receives we posted
@@ -246,5 +379,40 @@ EXPORT_SYMBOL_GPL(xrdma_send);
  */
 void xrdma_send_credit_update(struct xrdma_xprt *xprt)
 {
-	xrdma_try_send_locked(xprt, NULL, 0, 0);
+	struct xrdma_out out = {};
+
+	xrdma_try_send_locked(xprt, &out);
+}
+
+/* A DONE still owed goes alone; nothing if a Send carried it already. */
+static bool xrdma_done_tried(struct xrdma_xprt *xprt, int *rc)
+{
+	struct xrdma_out out = {};
+
+	spin_lock(&xprt->send_lock);
+	*rc = xprt->done_pending ? xrdma_try_send(xprt, &out) : 0;
+	spin_unlock(&xprt->send_lock);
+	return *rc != -EAGAIN;
+}
+
+/**
+ * xrdma_send_done() - tell the peer we pulled its chunk
+ * @xprt: the transport
+ *
+ * After the receive callback that saw a chunked message: if no Send of
+ * the callback carried the DONE, one goes now, with SEND_WITH_INV of
+ * the chunk's key where the devices allow it.  Waits for a credit for
+ * at most the transport's timeout.
+ *
+ * Context: the receive CQ's work item; may sleep.
+ * Return: 0 when the peer is told (or about to be), else the error of
+ * the Send.
+ */
+int xrdma_send_done(struct xrdma_xprt *xprt)
+{
+	long left = msecs_to_jiffies(xprt->opts.timeout_ms) + 1;
+	int rc = -EAGAIN;
+
+	wait_event_timeout(xprt->send_wait, xrdma_done_tried(xprt, &rc), left);
+	return rc == -EAGAIN ? -ETIMEDOUT : rc;
 }

@@ -29,7 +29,7 @@ static int xrdma_opts_check(const struct xrdma_opts *opts)
 
 static int xrdma_xprt_buffers(struct xrdma_xprt *xprt)
 {
-	size_t size = xprt->opts.inline_size + sizeof(struct xrdma_hdr);
+	size_t size = xprt->opts.inline_size + XRDMA_HDR_MAX;
 	unsigned int depth = xprt->opts.depth;
 	int rc;
 
@@ -95,6 +95,7 @@ struct xrdma_xprt *xrdma_xprt_alloc(const struct xrdma_opts *opts,
 	INIT_DELAYED_WORK(&xprt->reconnect_work, xrdma_reconnect_worker);
 	INIT_LIST_HEAD(&xprt->lsn_node);
 	xrdma_frwr_init(xprt);
+	xrdma_pull_init(xprt);
 	rc = xrdma_xprt_buffers(xprt);
 	if (rc) {
 		xrdma_frwr_destroy(xprt);
@@ -264,7 +265,7 @@ void xrdma_get_info(struct xrdma_xprt *xprt, struct xrdma_info *info)
 	info->connected = xprt->ep &&
 			  READ_ONCE(xprt->ep->status) == XRDMA_CONNECTED;
 	info->inline_send = xprt->ep ? xprt->ep->inline_send -
-				       sizeof(struct xrdma_hdr) : 0;
+				       XRDMA_HDR_MAX : 0;
 	spin_unlock(&xprt->send_lock);
 }
 EXPORT_SYMBOL_GPL(xrdma_get_info);

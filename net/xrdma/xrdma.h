@@ -28,7 +28,10 @@
 /* One Send in this many is signalled (at least one per ring). */
 #define XRDMA_SIGNAL_EVERY	8
 #define XRDMA_RECONNECT_MAX_MS	60000
-#define XRDMA_CM_VERSION	1
+/* 2: the message header has optional DONE and CHUNK fields. */
+#define XRDMA_CM_VERSION	2
+/* struct xrdma_cm_private.flags: this end takes SEND_WITH_INV. */
+#define XRDMA_CM_F_REMOTE_INV	0x01
 #define XRDMA_CM_MAGIC		0x78726d61	/* "xrma" */
 
 /**
@@ -146,7 +149,8 @@ void xrdma_pool_unmap(struct xrdma_pool *pool);
  */
 #define XRDMA_FRWR_START	2
 #define XRDMA_FRWR_TARGET	4
-#define XRDMA_FRWR_MAX		16
+/* The user's, XRDMA_MAX_CHUNKS chunks in flight and a pull's sink. */
+#define XRDMA_FRWR_MAX		24
 /* Pages of one registration: XRDMA_MAX_RDMA bytes at any offset (the
  * spare page also keeps rxe 6.1, which reads one map pointer past an MR
  * whose pages fill its maps exactly, in bounds at 1 MiB).
@@ -206,6 +210,8 @@ enum xrdma_mr_state {
  * @mapped: the DMA mapping of @sg, 0 when unmapped
  * @len: bytes registered
  * @registered: the device holds a valid key for it: invalidate first
+ * @peer_invalidated: the peer invalidated that key (SEND_WITH_INV), so
+ *	the release needs no LOCAL_INV
  */
 struct xrdma_mr {
 	struct list_head node;
@@ -219,6 +225,7 @@ struct xrdma_mr {
 	int mapped;
 	u32 len;
 	bool registered;
+	bool peer_invalidated;
 };
 
 /**
@@ -265,8 +272,12 @@ struct xrdma_rctx {
 /**
  * struct xrdma_hdr - the header in front of every message on the wire
  * @credits: the sender's receives posted, cumulative
- * @flags: XRDMA_HDR_DATA, or 0 for a credit update
- * @len: payload bytes after the header
+ * @flags: XRDMA_HDR_*; 0 for a bare credit update
+ * @len: payload bytes after the header (and its optional fields)
+ *
+ * Optional fields follow in this order: with XRDMA_HDR_DONE a __be32,
+ * the key of a chunk of the receiver's that the sender has pulled;
+ * with XRDMA_HDR_CHUNK a struct xrdma_hdr_chunk, and no payload.
  */
 struct xrdma_hdr {
 	__be32 credits;
@@ -274,12 +285,91 @@ struct xrdma_hdr {
 	__be32 len;
 } __packed;
 
-#define XRDMA_HDR_DATA	1
+/**
+ * struct xrdma_hdr_chunk - where a chunked message's payload waits
+ * @addr: the address the sender's device knows it by
+ * @rkey: the key that lets the receiver RDMA READ it
+ * @len: its length, the message's, 1 to XRDMA_MAX_SEND bytes
+ */
+struct xrdma_hdr_chunk {
+	__be64 addr;
+	__be32 rkey;
+	__be32 len;
+} __packed;
+
+/* The message is for the user. */
+#define XRDMA_HDR_DATA	0x1
+/* A DONE field follows: the sender is done with a chunk of ours. */
+#define XRDMA_HDR_DONE	0x2
+/* A CHUNK field follows: the payload is to be pulled from there. */
+#define XRDMA_HDR_CHUNK	0x4
+#define XRDMA_HDR_FLAGS	(XRDMA_HDR_DATA | XRDMA_HDR_DONE | XRDMA_HDR_CHUNK)
+/* Room every buffer keeps for the header with all its fields. */
+#define XRDMA_HDR_MAX	(sizeof(struct xrdma_hdr) + sizeof(__be32) + \
+			 sizeof(struct xrdma_hdr_chunk))
+
+/**
+ * struct xrdma_msg - a message header in host order
+ * @credits: the sender's receives posted, cumulative
+ * @flags: XRDMA_HDR_*
+ * @len: payload bytes in the Send itself (0 with XRDMA_HDR_CHUNK)
+ * @done: with XRDMA_HDR_DONE, the key of the receiver's chunk that the
+ *	sender pulled
+ * @chunk: with XRDMA_HDR_CHUNK, the payload's place at the sender
+ */
+struct xrdma_msg {
+	u32 credits;
+	u32 flags;
+	u32 len;
+	u32 done;
+	struct xrdma_remote chunk;
+};
+
+u32 xrdma_hdr_size(u32 flags);
+u32 xrdma_hdr_encode(void *buf, const struct xrdma_msg *msg);
+int xrdma_hdr_decode(const void *buf, u32 byte_len, struct xrdma_msg *msg);
+bool xrdma_send_chunked(u32 len, u32 inline_send);
+
+/**
+ * struct xrdma_chunk - a chunked message of ours the peer is to pull
+ * @buf: our copy of the message, kvmalloc'ed
+ * @mr: its registration, remote READ only
+ * @rkey: the key the header advertised
+ * @busy: taken by a sender
+ * @armed: its header went out: the peer's DONE gives it back
+ *
+ * Under the transport's send lock; @buf and @mr belong to the sender
+ * until @armed, then to whoever disarms it (the DONE's receiver, or
+ * the teardown).
+ */
+struct xrdma_chunk {
+	void *buf;
+	struct xrdma_mr *mr;
+	u32 rkey;
+	bool busy;
+	bool armed;
+};
+
+/**
+ * struct xrdma_pull - the RDMA READ that pulls a peer's chunk
+ * @cqe: its completion entry
+ * @done: completed with it
+ * @status: its status
+ *
+ * One per transport: chunks are pulled by the receive callback, one
+ * message at a time.
+ */
+struct xrdma_pull {
+	struct ib_cqe cqe;
+	struct completion done;
+	int status;
+};
 
 /**
  * struct xrdma_cm_private - private data of the connect request and reply
  * @magic: XRDMA_CM_MAGIC
  * @version: XRDMA_CM_VERSION
+ * @flags: XRDMA_CM_F_*
  * @reserved: zero
  * @inline_send: the largest message, header included, this end sends
  * @inline_recv: the largest message, header included, it can receive
@@ -287,7 +377,8 @@ struct xrdma_hdr {
 struct xrdma_cm_private {
 	__be32 magic;
 	u8 version;
-	u8 reserved[3];
+	u8 flags;
+	u8 reserved[2];
 	__be32 inline_send;
 	__be32 inline_recv;
 } __packed;
@@ -329,6 +420,7 @@ struct xrdma_cm_ctx {
  * @inline_send: the largest message this connection sends, with header
  * @inline_recv: the largest it receives, with header
  * @rd_atom: RDMA READs this end may have in flight, and serve, at once
+ * @remote_inv: our device sends SEND_WITH_INV and the peer takes it
  */
 struct xrdma_ep {
 	struct xrdma_cm_ctx ctx;
@@ -350,6 +442,7 @@ struct xrdma_ep {
 	u32 inline_send;
 	u32 inline_recv;
 	u8 rd_atom;
+	bool remote_inv;
 };
 
 /**
@@ -382,6 +475,11 @@ struct xrdma_ep {
  * @frwr: the FRWR pool
  * @rctx: the RDMA READ and WRITE contexts, @opts.depth of them
  * @rctx_free: the free ones (under @send_lock)
+ * @chunks: our chunked messages in flight (under @send_lock)
+ * @pull: the READ of the peer's chunk being pulled
+ * @done_pending: the peer's chunk @done_rkey was pulled and the peer
+ *	not told yet; the next Send carries it (under @send_lock)
+ * @done_rkey: its key
  */
 struct xrdma_xprt {
 	struct xrdma_opts opts;
@@ -411,6 +509,10 @@ struct xrdma_xprt {
 	struct xrdma_frwr frwr;
 	struct xrdma_rctx *rctx;
 	struct list_head rctx_free;
+	struct xrdma_chunk chunks[XRDMA_MAX_CHUNKS];
+	struct xrdma_pull pull;
+	bool done_pending;
+	u32 done_rkey;
 };
 
 /**
@@ -477,11 +579,43 @@ void xrdma_reconnect_worker(struct work_struct *work);
 void xrdma_ep_teardown(struct xrdma_xprt *xprt);
 void xrdma_disconnect_worker(struct work_struct *work);
 
+/**
+ * struct xrdma_out - what one Send is to carry
+ * @data: the inline payload, or NULL
+ * @len: its length
+ * @flags: XRDMA_HDR_DATA, with XRDMA_HDR_CHUNK for a chunked message;
+ *	0 for a credit update or a DONE alone
+ * @chunk: with XRDMA_HDR_CHUNK, the registration to advertise
+ * @slot: with XRDMA_HDR_CHUNK, armed once the Send is posted
+ * @inv: invalidate the peer's key @rkey with this Send
+ * @rkey: see @inv
+ */
+struct xrdma_out {
+	const void *data;
+	u32 len;
+	u32 flags;
+	struct xrdma_remote chunk;
+	struct xrdma_chunk *slot;
+	bool inv;
+	u32 rkey;
+};
+
 /* send.c */
 int xrdma_sendctx_create(struct xrdma_xprt *xprt);
 void xrdma_sendctx_destroy(struct xrdma_xprt *xprt);
 void xrdma_sendctx_reset(struct xrdma_xprt *xprt);
 void xrdma_send_credit_update(struct xrdma_xprt *xprt);
+int xrdma_send_wait(struct xrdma_xprt *xprt, struct xrdma_out *out);
+int xrdma_send_done(struct xrdma_xprt *xprt);
+
+/* chunk.c */
+int xrdma_chunk_send(struct xrdma_xprt *xprt, const void *data, u32 len,
+		     struct xrdma_out *out);
+int xrdma_chunk_done(struct xrdma_xprt *xprt, u32 rkey);
+int xrdma_chunk_recv(struct xrdma_xprt *xprt,
+		     const struct xrdma_remote *chunk);
+void xrdma_chunks_reset(struct xrdma_xprt *xprt);
+void xrdma_pull_init(struct xrdma_xprt *xprt);
 
 /* recv.c */
 void xrdma_post_recvs(struct xrdma_xprt *xprt);
@@ -492,6 +626,11 @@ void xrdma_frwr_init(struct xrdma_xprt *xprt);
 void xrdma_frwr_attach(struct xrdma_xprt *xprt, struct xrdma_ep *ep);
 void xrdma_frwr_detach(struct xrdma_xprt *xprt);
 void xrdma_frwr_destroy(struct xrdma_xprt *xprt);
+struct xrdma_mr *xrdma_mr_register_access(struct xrdma_xprt *xprt,
+					  void *buf, u32 len, int access,
+					  struct xrdma_remote *desc);
+int xrdma_mr_lkey(struct xrdma_xprt *xprt, struct xrdma_mr *mr, u32 *lkey);
+bool xrdma_frwr_remote_inv(struct xrdma_xprt *xprt, u32 rkey);
 
 /* rdma.c */
 int xrdma_rctx_create(struct xrdma_xprt *xprt);

@@ -3,7 +3,13 @@
 #
 # xrdma's FRWR pool, RDMA WRITE and READ, and xrping's bandwidth and
 # duplex modes end to end, over RoCE (rxe0) and iWARP (siw0):
-# - a WRITE under a key the server invalidated is refused;
+# - a WRITE under a key the server invalidated is refused, the key
+#   having been invalidated by the client's SEND_WITH_INV;
+# - Sends of 1 B to 1 MiB, validated ping-pong: above the 64 KiB
+#   inline size each goes as a read chunk the peer pulls, and each
+#   chunk's registration is invalidated by the peer's SEND_WITH_INV
+#   (remote invalidations counted, local ones skipped); a stream and a
+#   duplex run of chunks;
 # - WRITE and READ ping-pong at 1 B, 4 KiB, 64 KiB and 1 MiB, every
 #   message checked against the pattern of its number (WRITEs by the
 #   server, READs here), each registration under a key never seen
@@ -13,7 +19,8 @@
 # - the verbs floor (bare QPs, no xrdma) moves what it claims too;
 # - the pool refilled itself from its work item;
 # - rxe0 removed in the middle of a WRITE stream, with MRs registered at
-#   both ends: the run fails cleanly and the device unregisters;
+#   both ends, and of a stream of chunked Sends: the runs fail cleanly
+#   and the device unregisters;
 # - nothing left behind.
 . "$CM_TOP/tests/e2e/lib/common.sh"
 # shellcheck source=tests/e2e/xrdma/xrdma_lib.sh
@@ -84,6 +91,48 @@ stream() {
 		"${xrdma_r[gbps]} Gb/s, ${xrdma_r[msg_per_sec]} msg/s"
 }
 
+# xcheck WHAT KEY WANT: the last run's counter KEY is WANT.
+xcheck() {
+	if [ "${xrdma_r[$2]:-}" != "$3" ]; then
+		bad "$1: $2 ${xrdma_r[$2]:-none}, not $3"
+		return 1
+	fi
+}
+
+# sendpp NAME ADDR SIZE COUNT [ATTR=VALUE...]: validated Send ping-pong
+# at the 64 KiB inline size.  Above it each message and each echo is a
+# chunk: the client sends COUNT and pulls COUNT; the server's echo ends
+# each of ours with SEND_WITH_INV (so we skip COUNT LOCAL_INVs) and our
+# DONE ends each of its with one.
+sendpp() {
+	local what="$1 send size $3" n=$4 chunked=0
+
+	[ "$3" -le 65536 ] || chunked=$n
+	xrdma_test t "$2" "$port" op=send mode=pingpong "size=$3" \
+		"count=$4" inline_size=65536 "${@:5}" || true
+	check "$what" "$n" $(($3 * n * 2)) || return 0
+	xcheck "$what" chunks_sent "$chunked" || return 0
+	xcheck "$what" chunks_received "$chunked" || return 0
+	xcheck "$what" mr_remote_invs "$chunked" || return 0
+	xcheck "$what" mr_invs_skipped "$chunked" || return 0
+	xcheck "$what" sends_inv "$chunked" || return 0
+	xcheck "$what" mr_dropped 0 || return 0
+	echo "ok: $what: $n validated, median ${xrdma_r[lat_median_ns]} ns," \
+		"${xrdma_r[chunks_sent]} chunks, ${xrdma_r[mr_remote_invs]}" \
+		"remote invalidations, ${xrdma_r[mr_invs_skipped]} LOCAL_INV" \
+		"skipped"
+}
+
+# srv_inv NAME: the server's transports saw remote invalidations and
+# skipped their LOCAL_INVs (counted when each is destroyed).
+srv_inv() {
+	local r s
+
+	r=$(xrdma_server_stat "$1" mr_remote_invs) || return 1
+	s=$(xrdma_server_stat "$1" mr_invs_skipped) || return 1
+	[ "$r" -gt 0 ] && [ "$s" -gt 0 ]
+}
+
 xrdma_load || fail "cannot load xrdma.ko and xrping.ko"
 servers=(rxe4 "$CM_RXE_ADDR4" siw4 "$CM_SIW_ADDR4" rxe6 "$CM_RXE_ADDR6")
 for ((i = 0; i < ${#servers[@]}; i += 2)); do
@@ -110,11 +159,29 @@ for ((i = 0; i < 4; i += 2)); do
 	stream "$name" "$addr" send floor 4096 200 1 2
 	stream "$name" "$addr" write floor 65536 128 1 1 window=16
 	stream "$name" "$addr" write floor 1048576 4 1 1
-	# A key the server invalidated (and replaced) must not work.
+	# A key the server invalidated (and replaced) must not work; our
+	# FILL request invalidated it remotely.
 	xrdma_test t "$addr" "$port" op=write mode=stale size=4096 || true
-	if check "$name stale rkey" 1 0; then
-		echo "ok: $name: a WRITE under an invalidated rkey was refused"
+	if ! check "$name stale rkey" 1 0; then
+		:
+	elif [ "${xrdma_r[sends_inv]:-0}" -lt 1 ]; then
+		bad "$name stale rkey: the key was not invalidated remotely"
+	else
+		echo "ok: $name: a WRITE under a remotely invalidated rkey" \
+			"was refused"
 	fi
+	# Sends of every size, inline and chunked.
+	for size in 1 4096 65536 65537 262144; do
+		sendpp "$name" "$addr" "$size" 4
+	done
+	sendpp "$name" "$addr" 1048576 2
+	sendpp "$name" "$addr" 262144 16 window=4
+	stream "$name" "$addr" send bw 1048576 8 1 1 inline_size=65536 \
+		window=4
+	xcheck "$name send bw 1 MiB" chunks_sent 8 || true
+	xcheck "$name send bw 1 MiB" mr_invs_skipped 8 || true
+	stream "$name" "$addr" send duplex 131072 16 1 2 inline_size=65536 \
+		window=4 depth=4
 done
 pingpong rxe6 "$CM_RXE_ADDR6" write 4096 4
 pingpong rxe6 "$CM_RXE_ADDR6" read 4096 4
@@ -138,6 +205,16 @@ done
 echo "server rxe4: registered $(xrdma_server_stat rxe4 registered)," \
 	"verified $(xrdma_server_stat rxe4 verified)"
 
+# The servers' registrations were invalidated by our VERIFY and FILL
+# requests and our DONEs: their releases skipped the LOCAL_INV.
+for name in rxe4 siw4; do
+	wait_for "$name's remote invalidations" srv_inv "$name"
+	echo "ok: server $name:" \
+		"$(xrdma_server_stat "$name" mr_remote_invs) remote" \
+		"invalidations, $(xrdma_server_stat "$name" mr_invs_skipped)" \
+		"LOCAL_INV skipped, $(xrdma_server_stat "$name" mr_invs) done"
+done
+
 # Device removal in the middle of a WRITE stream: both ends hold
 # registrations; teardown destroys them, so rxe0 unregisters (rdma link
 # delete returns), and the run ends with an error instead of hanging.
@@ -155,6 +232,26 @@ rdma link add rxe0 type rxe netdev veth0 || fail "cannot add rxe0 again"
 wait_for "rxe0 active" port_active rxe0
 wait_for "rxe0's GIDs" rxe0_gids_whole
 
+# The same in the middle of a stream of 1 MiB Sends: chunks wait for
+# their DONE at the client, a pull may be in progress at the server;
+# teardown releases both, nothing is left and no check complains.
+xrdma_server_stop rxe4 || failed=$((failed + 1))
+xrdma_server_start rxe4 "$CM_RXE_ADDR4" "$port" inline_size=65536 ||
+	fail "cannot restart server rxe4"
+xrdma_test_start dc "$CM_RXE_ADDR4" "$port" op=send mode=bw \
+	size=1048576 count=1000000 window=4 inline_size=65536 || true
+nap 3
+rdma link delete rxe0 || fail "rxe0 did not unregister under chunks"
+if xrdma_test_finish dc || [ "${xrdma_r[status]:-}" != fail ]; then
+	bad "the chunk stream survived the removal of its device"
+else
+	echo "ok: rxe0 unregistered under a stream of chunks" \
+		"(${xrdma_r[chunks_sent]} chunks sent, error ${xrdma_r[error]})"
+fi
+rdma link add rxe0 type rxe netdev veth0 || fail "cannot add rxe0 again"
+wait_for "rxe0 active" port_active rxe0
+wait_for "rxe0's GIDs" rxe0_gids_whole
+
 # Past the limits: refused, not truncated.
 if xrdma_put "$XRPING_CFS/tests/t/size" 1048577 2> /dev/null; then
 	echo "FAIL: a size over 1 MiB was accepted" >&2
@@ -163,14 +260,14 @@ else
 	echo "ok: size over 1 MiB refused"
 fi
 if xrdma_test t "$CM_RXE_ADDR4" "$port" op=send size=65537 \
-	inline_size=65536; then
-	echo "FAIL: a Send over the inline size was accepted" >&2
+	inline_size=65536 window=8; then
+	echo "FAIL: a window of chunks over half the slots was accepted" >&2
 	failed=$((failed + 1))
 else
-	echo "ok: Send over the inline size refused"
+	echo "ok: a window of 8 chunked Sends refused (4 at most)"
 fi
 
-xrdma_test_remove t dr || failed=$((failed + 1))
+xrdma_test_remove t dr dc || failed=$((failed + 1))
 for ((i = 0; i < ${#servers[@]}; i += 2)); do
 	xrdma_server_stop "${servers[i]}" || failed=$((failed + 1))
 done

@@ -9,5 +9,6 @@ extern struct kunit_suite xrdma_ring_suite;
 extern struct kunit_suite xrdma_credits_suite;
 extern struct kunit_suite xrdma_pool_suite;
 extern struct kunit_suite xrdma_frwr_suite;
+extern struct kunit_suite xrdma_hdr_suite;
 
 #endif /* _XRDMA_KUNIT_H */

@@ -26,6 +26,7 @@ static struct config_item *xrping_make_server(struct config_group *group,
 		return ERR_PTR(-ENOMEM);
 	mutex_init(&srv->lock);
 	spin_lock_init(&srv->peers_lock);
+	spin_lock_init(&srv->xinfo_lock);
 	INIT_LIST_HEAD(&srv->peers);
 	srv->port = XRPING_DEFAULT_PORT;
 	srv->opts = xrping_default_opts;

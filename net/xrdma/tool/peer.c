@@ -238,12 +238,29 @@ bool xrping_server_sink(struct xrping_server *srv, struct xrdma_xprt *xprt,
 	return true;
 }
 
+/* What a transport's chunks and invalidations came to, for STATS. */
+static void xrping_server_add_xinfo(struct xrping_server *srv,
+				    struct xrdma_xprt *xprt)
+{
+	struct xrdma_info info, *x = &srv->xinfo;
+
+	xrdma_get_info(xprt, &info);
+	spin_lock(&srv->xinfo_lock);
+	x->chunks_sent += info.chunks_sent;
+	x->chunks_received += info.chunks_received;
+	x->sends_inv += info.sends_inv;
+	x->mr_remote_invs += info.mr_remote_invs;
+	x->mr_invs_skipped += info.mr_invs_skipped;
+	x->mr_invs += info.mr_invs;
+	spin_unlock(&srv->xinfo_lock);
+}
+
 /**
  * xrping_server_closed() - drop a connection's state
  * @xprt: an accepted transport being destroyed
  *
  * Its registration goes back (a dead handle by now) before the
- * transport does.
+ * transport does; its counters go into the server's.
  *
  * Context: xrdma_ops.closed: process context, no callback of @xprt
  * runs any more.
@@ -253,6 +270,7 @@ void xrping_server_closed(struct xrdma_xprt *xprt)
 	struct xrping_server *srv = xrdma_xprt_priv(xprt);
 	struct xrping_peer *peer = xrping_peer_find(srv, xprt);
 
+	xrping_server_add_xinfo(srv, xprt);
 	if (!peer)
 		return;
 	spin_lock(&srv->peers_lock);

@@ -7,7 +7,9 @@
  *   completion, release it; a WRITE is checked by the server (VERIFY),
  *   a READ here, against the pattern of the message's number, and the
  *   server fills its buffer for the next READ (FILL).  Every answer of
- *   the server advertises a new registration.
+ *   the server advertises a new registration; VERIFY and FILL invalidate
+ *   the key they end at the server (SEND_WITH_INV) where the devices
+ *   allow it.
  * - write/read bw: @count operations of @size, @window in flight, into
  *   or out of one exposed buffer; the data is checked at the end.
  * - duplex (write or read): WRITEs and READs of the same pattern
@@ -15,8 +17,9 @@
  * - send bw: the server sinks @count messages and validates each; its
  *   tally comes back in STATS.
  * - write stale: a WRITE under the key of a registration the server
- *   has invalidated and replaced since (FILL): the device must refuse
- *   it, which ends the connection.
+ *   has invalidated and replaced since (FILL, which invalidated it by
+ *   SEND_WITH_INV): the device must refuse it, which ends the
+ *   connection.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -95,6 +98,20 @@ static bool xrping_replied(struct xrping_rconn *c, u32 n)
 	return smp_load_acquire(&c->replies) >= n;
 }
 
+/* VERIFY and FILL end our use of the key we were given: the server
+ * registers its buffer again before it answers.  The request then
+ * invalidates that key at the server, where the devices allow it.
+ */
+static int xrping_call_send(struct xrping_rconn *c,
+			    const struct xrping_ctl *req)
+{
+	u32 cmd = le32_to_cpu(req->cmd);
+
+	if (c->nkeys && (cmd == XRPING_CTL_VERIFY || cmd == XRPING_CTL_FILL))
+		return xrdma_send_inv(c->xprt, req, sizeof(*req), c->rem.rkey);
+	return xrdma_send(c->xprt, req, sizeof(*req));
+}
+
 /* One control request and its reply; the reply's buffer, if any, is
  * the one to use from now on.
  */
@@ -105,7 +122,7 @@ static int xrping_call(struct xrping_rconn *c, const struct xrping_params *p,
 	u32 want = c->replies + 1;
 	int rc;
 
-	rc = xrdma_send(c->xprt, req, sizeof(*req));
+	rc = xrping_call_send(c, req);
 	if (rc)
 		return rc;
 	left = wait_event_interruptible_timeout(c->wait,
@@ -381,7 +398,7 @@ static int xrping_rdma_stale(struct xrping_rconn *c,
 			     const struct xrping_params *p, u8 *buf,
 			     struct xrping_result *res)
 {
-	struct xrdma_remote old = c->rem;
+	struct xrdma_remote old = c->rem, cur;
 	u64 ns;
 	int rc;
 
@@ -391,8 +408,13 @@ static int xrping_rdma_stale(struct xrping_rconn *c,
 	if (c->rem.rkey == old.rkey)
 		return -EPROTO;
 	xrping_fill(buf, p->size, 0);
+	cur = c->rem;
 	c->rem = old;
 	rc = xrping_rdma_once(c, p, XRDMA_RDMA_WRITE, buf, &ns);
+	/* What VERIFY ends is the key the server gave last, not the old
+	 * one: siw would invalidate its MR by the old key too.
+	 */
+	c->rem = cur;
 	if (rc == -EIO) {
 		res->messages++;	/* refused, as it must be */
 		return 0;

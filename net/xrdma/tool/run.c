@@ -106,6 +106,22 @@ static void xrping_add_steps(struct xrping_result *res,
 		xrping_stat_add(&res->steps[i], info->step_ns[i]);
 }
 
+/* The chunk and invalidation counters of every connection, summed. */
+static void xrping_add_xinfo(struct xrping_result *res,
+			     const struct xrdma_info *info)
+{
+	struct xrdma_info *x = &res->xinfo;
+
+	x->chunks_sent += info->chunks_sent;
+	x->chunks_received += info->chunks_received;
+	x->sends_inv += info->sends_inv;
+	x->mr_remote_invs += info->mr_remote_invs;
+	x->mr_invs_skipped += info->mr_invs_skipped;
+	x->mr_regs += info->mr_regs;
+	x->mr_invs += info->mr_invs;
+	x->mr_dropped += info->mr_dropped;
+}
+
 static int xrping_open(const struct xrping_params *p, struct xrping_conn *c,
 		       struct xrping_result *res)
 {
@@ -115,7 +131,7 @@ static int xrping_open(const struct xrping_params *p, struct xrping_conn *c,
 	c->size = p->size;
 	c->window = p->window;
 	init_waitqueue_head(&c->wait);
-	c->msg = kmalloc(p->size, GFP_KERNEL);
+	c->msg = kvmalloc(p->size, GFP_KERNEL);
 	c->t_sent = kcalloc(p->window, sizeof(*c->t_sent), GFP_KERNEL);
 	if (!c->msg || !c->t_sent)
 		return -ENOMEM;
@@ -124,8 +140,6 @@ static int xrping_open(const struct xrping_params *p, struct xrping_conn *c,
 		return rc;
 	xrdma_get_info(c->xprt, &info);
 	c->connects = info.connects;
-	if (p->size > info.inline_send)
-		return -EMSGSIZE;
 	xrping_add_steps(res, &info, XRDMA_STEP_CREATE_ID,
 			 XRDMA_STEP_ESTABLISHED);
 	return 0;
@@ -137,6 +151,7 @@ static void xrping_close(struct xrping_conn *c, struct xrping_result *res)
 
 	if (c->xprt) {
 		xrdma_get_info(c->xprt, &info);
+		xrping_add_xinfo(res, &info);
 		res->reconnects += info.connects - c->connects;
 		if (info.connected) {
 			xrdma_disconnect(c->xprt);
@@ -147,7 +162,7 @@ static void xrping_close(struct xrping_conn *c, struct xrping_result *res)
 		xrdma_xprt_destroy(c->xprt);
 	}
 	kfree(c->t_sent);
-	kfree(c->msg);
+	kvfree(c->msg);
 }
 
 static bool xrping_echoed(struct xrping_conn *c, u32 until)

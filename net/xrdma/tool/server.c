@@ -195,19 +195,28 @@ static ssize_t xrping_server_stats_show(struct config_item *item, char *page)
 {
 	struct xrping_server *srv = to_server(item);
 	unsigned int accepted = 0;
+	struct xrdma_info x;
+	int at;
 
 	mutex_lock(&srv->lock);
 	if (srv->lsn)
 		accepted = xrdma_listener_count(srv->lsn);
 	mutex_unlock(&srv->lock);
-	return sysfs_emit(page,
-			  "accepted %u\nechoed %lld\nerrors %lld\nregistered %lld\nverified %lld\nbad %lld\nsunk %lld\n",
-			  accepted, atomic64_read(&srv->echoed),
-			  atomic64_read(&srv->errors),
-			  atomic64_read(&srv->registered),
-			  atomic64_read(&srv->verified),
-			  atomic64_read(&srv->bad),
-			  atomic64_read(&srv->sunk));
+	spin_lock(&srv->xinfo_lock);
+	x = srv->xinfo;
+	spin_unlock(&srv->xinfo_lock);
+	at = sysfs_emit(page,
+			"accepted %u\nechoed %lld\nerrors %lld\nregistered %lld\nverified %lld\nbad %lld\nsunk %lld\n",
+			accepted, atomic64_read(&srv->echoed),
+			atomic64_read(&srv->errors),
+			atomic64_read(&srv->registered),
+			atomic64_read(&srv->verified),
+			atomic64_read(&srv->bad),
+			atomic64_read(&srv->sunk));
+	return at + sysfs_emit_at(page, at,
+				  "chunks_sent %llu\nchunks_received %llu\nsends_inv %llu\nmr_remote_invs %llu\nmr_invs_skipped %llu\nmr_invs %llu\n",
+				  x.chunks_sent, x.chunks_received, x.sends_inv,
+				  x.mr_remote_invs, x.mr_invs_skipped, x.mr_invs);
 }
 
 CONFIGFS_ATTR(xrping_server_, addr);

@@ -110,6 +110,25 @@ static int xrping_format_rdma(const struct xrping_result *res, char *page,
 	return at;
 }
 
+/* Chunked Sends and the invalidations the peers did for each other;
+ * for Sends also the registrations their chunks took.
+ */
+static int xrping_format_chunks(const struct xrping_result *res, bool send,
+				char *page, int at)
+{
+	const struct xrdma_info *x = &res->xinfo;
+
+	if (send)
+		at += sysfs_emit_at(page, at,
+				    "mr_regs %llu\nmr_invs %llu\nmr_dropped %llu\n",
+				    x->mr_regs, x->mr_invs, x->mr_dropped);
+	return at + sysfs_emit_at(page, at,
+				  "chunks_sent %llu\nchunks_received %llu\nsends_inv %llu\nmr_remote_invs %llu\nmr_invs_skipped %llu\n",
+				  x->chunks_sent, x->chunks_received,
+				  x->sends_inv, x->mr_remote_invs,
+				  x->mr_invs_skipped);
+}
+
 /**
  * xrping_format() - the results of a run as text
  * @p: the run's parameters
@@ -149,5 +168,8 @@ int xrping_format(const struct xrping_params *p,
 			    div_u64(mbps, 1000), mbps % 1000, rate);
 	if (p->op != XRPING_OP_SEND && p->mode != XRPING_MODE_FLOOR)
 		at = xrping_format_rdma(res, page, at);
+	if (p->mode != XRPING_MODE_FLOOR)
+		at = xrping_format_chunks(res, p->op == XRPING_OP_SEND, page,
+					  at);
 	return xrping_format_steps(res, page, at);
 }

@@ -173,9 +173,15 @@ static int xrping_test_check(const struct xrping_params *p)
 	/* A stale key is tried with one WRITE. */
 	if (p->mode == XRPING_MODE_STALE && p->op != XRPING_OP_WRITE)
 		return -EINVAL;
-	/* A Send carries at most the inline size; RDMA, a registration. */
-	if (p->op == XRPING_OP_SEND && p->size > p->opts.inline_size)
-		return -EMSGSIZE;
+	/* Above the inline size a Send is a chunk the server pulls; an
+	 * echo of one needs a chunk slot there, which our DONE for its
+	 * previous echo gives back, so half the slots bound the window
+	 * (duplex runs with a window of the depth).
+	 */
+	if (p->op == XRPING_OP_SEND && p->size > p->opts.inline_size &&
+	    (p->mode == XRPING_MODE_DUPLEX ? p->opts.depth : p->window) >
+	    XRDMA_MAX_CHUNKS / 2)
+		return -EINVAL;
 	/* The RDMA and one-way runs use one connection and no reconnect. */
 	if ((p->op != XRPING_OP_SEND || p->mode == XRPING_MODE_BW) &&
 	    (p->conns > 1 || p->opts.reconnect_ms))

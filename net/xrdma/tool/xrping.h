@@ -33,7 +33,8 @@
 
 /**
  * enum xrping_op - what carries a test's data
- * @XRPING_OP_SEND: Sends (messages), at most the inline size
+ * @XRPING_OP_SEND: Sends (messages); above the inline size, chunks the
+ *	peer pulls
  * @XRPING_OP_WRITE: RDMA WRITEs into the server's exposed buffer
  * @XRPING_OP_READ: RDMA READs from it
  * @XRPING_NR_OPS: how many there are
@@ -136,6 +137,9 @@ struct xrping_ctl {
  * @verified: VERIFY requests that found the pattern
  * @bad: VERIFY requests that did not, and bad sunk messages
  * @sunk: messages taken by sinks
+ * @xinfo_lock: protects @xinfo
+ * @xinfo: chunk and invalidation counters of the transports that are
+ *	gone, summed (added when each is destroyed)
  */
 struct xrping_server {
 	struct config_item item;
@@ -152,6 +156,8 @@ struct xrping_server {
 	atomic64_t verified;
 	atomic64_t bad;
 	atomic64_t sunk;
+	spinlock_t xinfo_lock;	/* @xinfo */
+	struct xrdma_info xinfo;
 };
 
 /**

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The message header on the wire, apart from the verbs so that KUnit
+ * can check it: a fixed part (credits, flags, inline length), then the
+ * optional DONE key and CHUNK descriptor the flags announce.  The
+ * decoder trusts nothing the peer sent: unknown flags, a header longer
+ * than the Send, a payload past its end, or a chunk that is empty, too
+ * large or comes with inline bytes, make the message malformed.
+ *
+ * Also here: when a message leaves the inline path for a chunk.
+ */
+#include <linux/errno.h>
+#include <linux/string.h>
+#include <kunit/visibility.h>
+
+#include "xrdma.h"
+
+/**
+ * xrdma_hdr_size() - bytes of a header with the given flags
+ * @flags: XRDMA_HDR_* (unknown bits are ignored)
+ *
+ * Context: any.
+ * Return: the size of the fixed part plus the fields @flags announce.
+ */
+u32 xrdma_hdr_size(u32 flags)
+{
+	u32 size = sizeof(struct xrdma_hdr);
+
+	if (flags & XRDMA_HDR_DONE)
+		size += sizeof(__be32);
+	if (flags & XRDMA_HDR_CHUNK)
+		size += sizeof(struct xrdma_hdr_chunk);
+	return size;
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_hdr_size);
+
+/**
+ * xrdma_hdr_encode() - write a header
+ * @buf: at least XRDMA_HDR_MAX bytes
+ * @msg: what it says; fields its flags do not announce are not written
+ *
+ * Context: any.
+ * Return: the header's length; the inline payload goes right after it.
+ */
+u32 xrdma_hdr_encode(void *buf, const struct xrdma_msg *msg)
+{
+	struct xrdma_hdr *hdr = buf;
+	struct xrdma_hdr_chunk ch;
+	u8 *at = (u8 *)(hdr + 1);
+	__be32 done;
+
+	hdr->credits = cpu_to_be32(msg->credits);
+	hdr->flags = cpu_to_be32(msg->flags);
+	hdr->len = cpu_to_be32(msg->len);
+	if (msg->flags & XRDMA_HDR_DONE) {
+		done = cpu_to_be32(msg->done);
+		memcpy(at, &done, sizeof(done));
+		at += sizeof(done);
+	}
+	if (msg->flags & XRDMA_HDR_CHUNK) {
+		ch.addr = cpu_to_be64(msg->chunk.addr);
+		ch.rkey = cpu_to_be32(msg->chunk.rkey);
+		ch.len = cpu_to_be32(msg->chunk.len);
+		memcpy(at, &ch, sizeof(ch));
+		at += sizeof(ch);
+	}
+	return at - (u8 *)buf;
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_hdr_encode);
+
+/* The fixed part says what follows; is it consistent? */
+static int xrdma_hdr_check(const struct xrdma_msg *msg, u32 size,
+			   u32 byte_len)
+{
+	if (msg->flags & ~XRDMA_HDR_FLAGS)
+		return -EPROTO;
+	if (byte_len < size || msg->len > byte_len - size)
+		return -EPROTO;
+	if (!(msg->flags & XRDMA_HDR_CHUNK))
+		return 0;
+	/* A chunk is a whole message for the user, and nothing inline. */
+	if (!(msg->flags & XRDMA_HDR_DATA) || msg->len)
+		return -EPROTO;
+	if (!msg->chunk.len || msg->chunk.len > XRDMA_MAX_SEND)
+		return -EPROTO;
+	return 0;
+}
+
+/**
+ * xrdma_hdr_decode() - read and check a received header
+ * @buf: the received bytes
+ * @byte_len: how many arrived
+ * @msg: filled in; fields the flags do not announce are zero
+ *
+ * Context: any.
+ * Return: the header's length (the inline payload follows it), or
+ * -EPROTO for a malformed header.
+ */
+int xrdma_hdr_decode(const void *buf, u32 byte_len, struct xrdma_msg *msg)
+{
+	const struct xrdma_hdr *hdr = buf;
+	struct xrdma_hdr_chunk ch;
+	const u8 *at;
+	__be32 done;
+	u32 size;
+	int rc;
+
+	memset(msg, 0, sizeof(*msg));
+	if (byte_len < sizeof(*hdr))
+		return -EPROTO;
+	msg->credits = be32_to_cpu(hdr->credits);
+	msg->flags = be32_to_cpu(hdr->flags);
+	msg->len = be32_to_cpu(hdr->len);
+	size = xrdma_hdr_size(msg->flags);
+	if (byte_len < size)
+		return -EPROTO;
+	at = (const u8 *)(hdr + 1);
+	if (msg->flags & XRDMA_HDR_DONE) {
+		memcpy(&done, at, sizeof(done));
+		msg->done = be32_to_cpu(done);
+		at += sizeof(done);
+	}
+	if (msg->flags & XRDMA_HDR_CHUNK) {
+		memcpy(&ch, at, sizeof(ch));
+		msg->chunk.addr = be64_to_cpu(ch.addr);
+		msg->chunk.rkey = be32_to_cpu(ch.rkey);
+		msg->chunk.len = be32_to_cpu(ch.len);
+	}
+	rc = xrdma_hdr_check(msg, size, byte_len);
+	return rc ? rc : size;
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_hdr_decode);
+
+/**
+ * xrdma_send_chunked() - must a message go as a chunk?
+ * @len: its length
+ * @inline_send: the largest Send the peer takes, header room included
+ *	(XRDMA_HDR_MAX is kept for the header)
+ *
+ * Context: any.
+ * Return: true when @len bytes do not fit inline.
+ */
+bool xrdma_send_chunked(u32 len, u32 inline_send)
+{
+	if (inline_send < XRDMA_HDR_MAX)
+		return true;
+	return len > inline_send - XRDMA_HDR_MAX;
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_send_chunked);
