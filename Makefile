@@ -5,7 +5,9 @@
 #   make                build every module against KDIR
 #   make check          the whole test suite (scripts/check)
 #   make interop        our rdma_cm and the in-box one on two guests joined
-#                       by a virtual wire, both directions (tests/interop/run)
+#                       by a virtual wire, both directions (tests/interop/run),
+#                       then xrdma's reconnect across its peer's module
+#                       reload (tests/interop/xrdma-reload)
 #   make demo           boot the test kernel with rxe and siw and show the
 #                       module at work (scripts/demo)
 #   make bench          connection setup, teardown, accept rate and memory,
@@ -78,6 +80,7 @@ check:
 
 interop:
 	tests/interop/run
+	tests/interop/xrdma-reload
 
 demo:
 	scripts/demo
