@@ -215,22 +215,32 @@ for name in rxe4 siw4; do
 		"LOCAL_INV skipped, $(xrdma_server_stat "$name" mr_invs) done"
 done
 
+# remove_under NAME WHAT PAUSE KEY ATTR=VALUE...: rxe0 removed PAUSE s
+# into a run of ATTRs: it unregisters (rdma link delete returns), and
+# the run ends with an error instead of hanging (its result KEY shows
+# how far it got); then rxe0 comes back.
+remove_under() {
+	local name=$1 what=$2 pause=$3 key=$4
+
+	shift 4
+	xrdma_test_start "$name" "$CM_RXE_ADDR4" "$port" "$@" || true
+	nap "$pause"
+	rdma link delete rxe0 || fail "rxe0 did not unregister under a $what"
+	if xrdma_test_finish "$name" || [ "${xrdma_r[status]:-}" != fail ]; then
+		bad "the $what survived the removal of its device"
+	else
+		echo "ok: rxe0 unregistered under a $what" \
+			"($key ${xrdma_r[$key]}, error ${xrdma_r[error]})"
+	fi
+	rdma link add rxe0 type rxe netdev veth0 || fail "cannot add rxe0 again"
+	wait_for "rxe0 active" port_active rxe0
+	wait_for "rxe0's GIDs" rxe0_gids_whole
+}
+
 # Device removal in the middle of a WRITE stream: both ends hold
-# registrations; teardown destroys them, so rxe0 unregisters (rdma link
-# delete returns), and the run ends with an error instead of hanging.
-xrdma_test_start dr "$CM_RXE_ADDR4" "$port" op=write mode=bw size=65536 \
-	count=1000000 window=16 || true
-nap 2
-rdma link delete rxe0 || fail "rxe0 did not unregister"
-if xrdma_test_finish dr || [ "${xrdma_r[status]:-}" != fail ]; then
-	bad "the stream survived the removal of its device"
-else
-	echo "ok: rxe0 unregistered under a WRITE stream" \
-		"(${xrdma_r[messages]} WRITEs done, error ${xrdma_r[error]})"
-fi
-rdma link add rxe0 type rxe netdev veth0 || fail "cannot add rxe0 again"
-wait_for "rxe0 active" port_active rxe0
-wait_for "rxe0's GIDs" rxe0_gids_whole
+# registrations; teardown destroys them.
+remove_under dr "WRITE stream" 2 messages op=write mode=bw size=65536 \
+	count=1000000 window=16
 
 # The same in the middle of a stream of 1 MiB Sends: chunks wait for
 # their DONE at the client, a pull may be in progress at the server;
@@ -238,19 +248,8 @@ wait_for "rxe0's GIDs" rxe0_gids_whole
 xrdma_server_stop rxe4 || failed=$((failed + 1))
 xrdma_server_start rxe4 "$CM_RXE_ADDR4" "$port" inline_size=65536 ||
 	fail "cannot restart server rxe4"
-xrdma_test_start dc "$CM_RXE_ADDR4" "$port" op=send mode=bw \
-	size=1048576 count=1000000 window=4 inline_size=65536 || true
-nap 3
-rdma link delete rxe0 || fail "rxe0 did not unregister under chunks"
-if xrdma_test_finish dc || [ "${xrdma_r[status]:-}" != fail ]; then
-	bad "the chunk stream survived the removal of its device"
-else
-	echo "ok: rxe0 unregistered under a stream of chunks" \
-		"(${xrdma_r[chunks_sent]} chunks sent, error ${xrdma_r[error]})"
-fi
-rdma link add rxe0 type rxe netdev veth0 || fail "cannot add rxe0 again"
-wait_for "rxe0 active" port_active rxe0
-wait_for "rxe0's GIDs" rxe0_gids_whole
+remove_under dc "stream of chunks" 3 chunks_sent op=send mode=bw \
+	size=1048576 count=1000000 window=4 inline_size=65536
 
 # Past the limits: refused, not truncated.
 if xrdma_put "$XRPING_CFS/tests/t/size" 1048577 2> /dev/null; then
