@@ -29,11 +29,16 @@ unsigned int xrdma_sq_depth(unsigned int depth)
 	return 2 * depth + XRDMA_FRWR_MAX + 2;
 }
 
-/* May work requests be posted now?  0 with the connection in @epp;
- * -EAGAIN on the passive side, which may hear from the peer before its
- * ESTABLISHED (that wakes the send waiters); else -ENOTCONN.
+/**
+ * xrdma_ep_live() - may work requests be posted on the connection now?
+ * @xprt: the transport
+ * @epp: set to its connection on success
+ *
+ * Context: @xprt's send lock held.
+ * Return: 0; -EAGAIN on the passive side, which may hear from the peer
+ * before its ESTABLISHED (that wakes the send waiters); else -ENOTCONN.
  */
-static int xrdma_ep_live(struct xrdma_xprt *xprt, struct xrdma_ep **epp)
+int xrdma_ep_live(struct xrdma_xprt *xprt, struct xrdma_ep **epp)
 {
 	struct xrdma_ep *ep = xprt->ep;
 	int status;

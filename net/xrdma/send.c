@@ -198,22 +198,16 @@ static void xrdma_send_posted(struct xrdma_xprt *xprt,
  */
 static int xrdma_try_send(struct xrdma_xprt *xprt, const struct xrdma_out *out)
 {
-	struct xrdma_ep *ep = xprt->ep;
 	struct xrdma_msg msg;
 	struct xrdma_buf *buf;
-	int slot, rc, status;
+	struct xrdma_ep *ep;
+	int slot, rc;
 	bool inv;
 	u32 rkey;
 
-	lockdep_assert_held(&xprt->send_lock);
-	if (!ep || ep->draining)
-		return -ENOTCONN;
-	status = READ_ONCE(ep->status);
-	/* The passive side may hear from the peer before ESTABLISHED. */
-	if (!status)
-		return -EAGAIN;
-	if (status != XRDMA_CONNECTED)
-		return -ENOTCONN;
+	rc = xrdma_ep_live(xprt, &ep);
+	if (rc)
+		return rc;
 	if (out->len > ep->inline_send - XRDMA_HDR_MAX)
 		return -EMSGSIZE;
 	if (!xrdma_credits_avail(&xprt->credits))

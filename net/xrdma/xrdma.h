@@ -636,6 +636,7 @@ bool xrdma_frwr_remote_inv(struct xrdma_xprt *xprt, u32 rkey);
 int xrdma_rctx_create(struct xrdma_xprt *xprt);
 void xrdma_rctx_destroy(struct xrdma_xprt *xprt);
 void xrdma_rctx_reset(struct xrdma_xprt *xprt);
+int xrdma_ep_live(struct xrdma_xprt *xprt, struct xrdma_ep **epp);
 int xrdma_post_wr(struct xrdma_xprt *xprt, const struct ib_send_wr *wr);
 unsigned int xrdma_sq_depth(unsigned int depth);
 

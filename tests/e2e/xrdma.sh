@@ -153,16 +153,8 @@ restart rxe6 "$CM_RXE_ADDR6"
 xrdma_test_finish dr || true
 check_reconnected "reconnect after rxe0 was removed and added" 600
 
-xrdma_test_remove t rc dr rxe4 rxe6 siw4 siw6 || failed=$((failed + 1))
-for ((i = 0; i < ${#servers[@]}; i += 2)); do
-	xrdma_server_stop "${servers[i]}" || failed=$((failed + 1))
-done
-# Every id, QP, CQ and PD the module made is gone (an endpoint may wait
-# a moment for its DISCONNECTED), and rmmod finds no endpoint left.
-if ! wait_for "no xrdma resources left" xrdma_nothing_left; then
-	failed=$((failed + 1))
-fi
-xrdma_unload || fail "cannot unload xrping and xrdma"
+# Every id, QP, CQ and PD the module made is gone.
+xrdma_cleanup t rc dr rxe4 rxe6 siw4 siw6 || failed=$((failed + 1))
 echo "validated round trips in all: $validated"
 [ "$validated" -ge 10000 ] || fail "fewer than 10,000 validated round trips"
 [ "$failed" = 0 ] || fail "$failed checks failed"

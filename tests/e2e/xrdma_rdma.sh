@@ -266,15 +266,7 @@ else
 	echo "ok: a window of 8 chunked Sends refused (4 at most)"
 fi
 
-xrdma_test_remove t dr dc || failed=$((failed + 1))
-for ((i = 0; i < ${#servers[@]}; i += 2)); do
-	xrdma_server_stop "${servers[i]}" || failed=$((failed + 1))
-done
-# Every MR, QP, CQ, PD and id the module made is gone, and rmmod finds
-# no endpoint left.
-if ! wait_for "no xrdma resources left" xrdma_nothing_left; then
-	failed=$((failed + 1))
-fi
-xrdma_unload || fail "cannot unload xrping and xrdma"
+# Every MR, QP, CQ, PD and id the module made is gone.
+xrdma_cleanup t dr dc || failed=$((failed + 1))
 [ "$failed" = 0 ] || fail "$failed checks failed"
 echo "all xrdma RDMA checks passed"

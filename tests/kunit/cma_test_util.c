@@ -45,6 +45,19 @@ int cma_test_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 	return c->verdict;
 }
 
+/* An id for consumer @c, which is left as it is. */
+static struct rdma_cm_id *cma_test_id(struct kunit *test,
+				      struct cma_test_consumer *c,
+				      enum rdma_ucm_port_space ps,
+				      enum ib_qp_type qp_type)
+{
+	struct rdma_cm_id *id;
+
+	id = rdma_create_id(&init_net, cma_test_handler, c, ps, qp_type);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, id);
+	return id;
+}
+
 /**
  * cma_test_create_id - create an RC id in init_net for a test consumer
  * @test: the test, failed if the id cannot be created
@@ -55,12 +68,7 @@ int cma_test_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 struct rdma_cm_id *cma_test_create_id(struct kunit *test,
 				      struct cma_test_consumer *c)
 {
-	struct rdma_cm_id *id;
-
-	id = rdma_create_id(&init_net, cma_test_handler, c, RDMA_PS_TCP,
-			    IB_QPT_RC);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, id);
-	return id;
+	return cma_test_id(test, c, RDMA_PS_TCP, IB_QPT_RC);
 }
 
 /**
@@ -77,12 +85,8 @@ struct rdma_cm_id *cma_test_new_id(struct kunit *test,
 				   enum rdma_ucm_port_space ps,
 				   enum ib_qp_type qp_type)
 {
-	struct rdma_cm_id *id;
-
 	cma_test_consumer_init(c);
-	id = rdma_create_id(&init_net, cma_test_handler, c, ps, qp_type);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, id);
-	return id;
+	return cma_test_id(test, c, ps, qp_type);
 }
 
 /**

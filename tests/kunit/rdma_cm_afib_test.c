@@ -192,8 +192,7 @@ static void afib_service_id_and_header(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, cma_hdr_len((struct sockaddr *)&sib));
 	KUNIT_EXPECT_EQ(test, CMA_HDR_SIZE, cma_hdr_len((struct sockaddr *)&in));
 
-	cma_test_consumer_init(&c);
-	id = cma_test_create_id(test, &c);
+	id = cma_test_new_id(test, &c, RDMA_PS_TCP, IB_QPT_RC);
 	KUNIT_EXPECT_EQ(test, sib.sib_sid,
 			rdma_get_service_id(id, (struct sockaddr *)&sib));
 	rdma_destroy_id(id);
@@ -214,8 +213,7 @@ static void afib_request_private_data(struct kunit *test)
 	u8 len = 0;
 	void *buf;
 
-	cma_test_consumer_init(&c);
-	id = cma_test_create_id(test, &c);
+	id = cma_test_new_id(test, &c, RDMA_PS_TCP, IB_QPT_RC);
 	memcpy(&id->route.addr.src_addr, &dst, sizeof(dst));
 	memcpy(&id->route.addr.dst_addr, &dst, sizeof(dst));
 

@@ -161,3 +161,20 @@ xrdma_nothing_left() {
 		fi
 	done <<< "$out"
 }
+
+# xrdma_cleanup TEST...: remove the test objects and every server, wait
+# until no RDMA resource of the module's is left (an endpoint may wait a
+# moment for its DISCONNECTED), and unload: rmmod finds no endpoint left.
+# Fails if a test or server would not go; a resource left or a failed
+# unload ends the script.
+xrdma_cleanup() {
+	local rc=0 dir
+
+	xrdma_test_remove "$@" || rc=1
+	for dir in "$XRPING_CFS"/servers/*; do
+		[ ! -d "$dir" ] || xrdma_server_stop "${dir##*/}" || rc=1
+	done
+	wait_for "no xrdma resources left" xrdma_nothing_left
+	xrdma_unload || fail "cannot unload xrping and xrdma"
+	return "$rc"
+}
