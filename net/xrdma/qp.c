@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A connection's verbs resources: PD, a send and a receive CQ polled
- * from a workqueue (so completion handlers run in process context), and
+ * from workqueues (so completion handlers run in process context), and
  * the RC QP attached to the id.  They are connection scoped: released
  * when the endpoint's last reference goes.
  */
@@ -70,8 +70,17 @@ int xrdma_ep_setup_qp(struct xrdma_ep *ep, struct xrdma_xprt *xprt)
 	if (IS_ERR(pd))
 		return PTR_ERR(pd);
 	ep->pd = pd;
+	/* Send completions are reaped by an unbound worker.  A bound one
+	 * queues behind the thread that produced them: siw completes a
+	 * WRITE in its per-CPU transmit thread, which on a kernel without
+	 * preemption runs until its queue is empty, so the poster heard of
+	 * its window only once the window was drained (a stream of 4 KiB
+	 * WRITEs at 0.28 of the floor's rate).  Receives stay bound: their
+	 * handler is the echo's sender, and on rxe an unbound one cost a
+	 * cross-CPU wake-up per message.
+	 */
 	cq = ib_alloc_cq(dev, xprt, xrdma_sq_depth(depth), 0,
-			 IB_POLL_WORKQUEUE);
+			 IB_POLL_UNBOUND_WORKQUEUE);
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
 	ep->send_cq = cq;

@@ -60,9 +60,10 @@ static void xrping_client_recv(struct xrdma_xprt *xprt, const void *data,
 		c->errors++;	/* an echo of nothing we sent */
 		return;
 	}
+	/* Timed before the check: the latency is the transport's. */
+	c->rtt[seq] = ktime_get_ns() - c->t_sent[seq % c->window];
 	if (!xrping_valid(data, len, c->size, seq))
 		c->errors++;
-	c->rtt[seq] = ktime_get_ns() - c->t_sent[seq % c->window];
 	/* Pairs with the acquire in xrping_echoed(). */
 	smp_store_release(&c->echoed, seq + 1);
 	wake_up(&c->wait);
