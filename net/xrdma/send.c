@@ -14,6 +14,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 
 #include "xrdma.h"
 
@@ -94,21 +95,31 @@ void xrdma_sendctx_reset(struct xrdma_xprt *xprt)
 	spin_unlock(&xprt->send_lock);
 }
 
-/* Signal one Send in XRDMA_SIGNAL_EVERY, and always the one that fills
- * the ring: a sender waiting for a slot then has a completion coming.
- * A Send of a page or more is signalled too: its completion costs
- * little next to its bytes, and siw pushes an unsignalled one to TCP
- * page by page instead of in one copy, which more than doubled the
- * latency of 4 KiB messages (Documentation/benchmarks.rst).
+/**
+ * xrdma_send_signal() - should the Send about to be posted be signalled?
+ * @xprt: the transport; its ring slot for the Send is taken
+ * @len: the Send's bytes
+ *
+ * One Send in XRDMA_SIGNAL_EVERY, and always the one that fills the
+ * ring: a sender waiting for a slot then has a completion coming.  A
+ * Send of a page or more is signalled too: its completion costs little
+ * next to its bytes, and siw pushes an unsignalled one to TCP page by
+ * page instead of in one copy, which more than doubled the latency of
+ * 4 KiB messages (Documentation/benchmarks.rst).
+ *
+ * Context: @xprt's send lock held.
+ * Return: true to signal it.
  */
-static bool xrdma_send_signal(struct xrdma_xprt *xprt, u32 len)
+VISIBLE_IF_KUNIT bool xrdma_send_signal(struct xrdma_xprt *xprt, u32 len)
 {
+	lockdep_assert_held(&xprt->send_lock);
 	if (++xprt->unsignalled < XRDMA_SIGNAL_EVERY && len < PAGE_SIZE &&
 	    xrdma_ring_in_use(&xprt->ring) < xprt->ring.size - 1)
 		return false;
 	xprt->unsignalled = 0;
 	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(xrdma_send_signal);
 
 /* The header (with a pending DONE, if any) and the inline payload. */
 static void xrdma_send_fill(struct xrdma_xprt *xprt, struct xrdma_buf *buf,

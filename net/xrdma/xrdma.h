@@ -604,6 +604,9 @@ struct xrdma_out {
 int xrdma_sendctx_create(struct xrdma_xprt *xprt);
 void xrdma_sendctx_destroy(struct xrdma_xprt *xprt);
 void xrdma_sendctx_reset(struct xrdma_xprt *xprt);
+#if IS_ENABLED(CONFIG_KUNIT)
+bool xrdma_send_signal(struct xrdma_xprt *xprt, u32 len);
+#endif
 void xrdma_send_credit_update(struct xrdma_xprt *xprt);
 int xrdma_send_wait(struct xrdma_xprt *xprt, struct xrdma_out *out);
 int xrdma_send_done(struct xrdma_xprt *xprt);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xrdma_ring: the send-context ring hands out slots in order, refuses
- * when full, and retires in order up to a completed slot.
+ * when full, and retires in order up to a completed slot; the Sends
+ * that ask for a completion are those the ring needs and the large.
  */
 #include "xrdma.h"
 #include "xrdma_kunit.h"
@@ -131,6 +132,45 @@ static void ring_wraps(struct kunit *test)
 	}
 }
 
+/* How many of @n Sends of @len bytes xrdma_send_signal() signals. */
+static unsigned int ring_signals(struct xrdma_xprt *xprt, unsigned int n,
+				 u32 len)
+{
+	unsigned int i, signalled = 0;
+
+	spin_lock(&xprt->send_lock);
+	for (i = 0; i < n; i++)
+		signalled += xrdma_send_signal(xprt, len);
+	spin_unlock(&xprt->send_lock);
+	return signalled;
+}
+
+static void ring_signal_policy(struct kunit *test)
+{
+	struct xrdma_xprt *xprt = kunit_kzalloc(test, sizeof(*xprt),
+						GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, xprt);
+	spin_lock_init(&xprt->send_lock);
+	KUNIT_ASSERT_EQ(test, xrdma_ring_init(&xprt->ring, 64), 0);
+	/* Small Sends: the last of every XRDMA_SIGNAL_EVERY. */
+	KUNIT_EXPECT_EQ(test, ring_signals(xprt, 4 * XRDMA_SIGNAL_EVERY, 64),
+			4U);
+	/* A page or more: every one, right after a signalled one. */
+	KUNIT_EXPECT_EQ(test, ring_signals(xprt, 3, PAGE_SIZE), 3U);
+	KUNIT_EXPECT_EQ(test, ring_signals(xprt, XRDMA_SIGNAL_EVERY - 1,
+					   PAGE_SIZE - 1), 0U);
+	KUNIT_EXPECT_EQ(test, ring_signals(xprt, 1, 64), 1U);
+	KUNIT_EXPECT_EQ(test, ring_signals(xprt, XRDMA_SIGNAL_EVERY - 2, 64),
+			0U);
+	KUNIT_EXPECT_EQ(test, ring_signals(xprt, 1, XRDMA_MAX_SEND), 1U);
+	/* The Send whose slot fills the ring, right after a signalled one. */
+	for (i = 0; i < 64; i++)
+		KUNIT_ASSERT_GE(test, xrdma_ring_get(&xprt->ring), 0);
+	KUNIT_EXPECT_EQ(test, ring_signals(xprt, 1, 64), 1U);
+}
+
 static struct kunit_case xrdma_ring_cases[] = {
 	KUNIT_CASE(ring_init_rejects_zero),
 	KUNIT_CASE(ring_full),
@@ -138,6 +178,7 @@ static struct kunit_case xrdma_ring_cases[] = {
 	KUNIT_CASE(ring_retire_stale),
 	KUNIT_CASE(ring_unget),
 	KUNIT_CASE(ring_wraps),
+	KUNIT_CASE(ring_signal_policy),
 	{}
 };
 
