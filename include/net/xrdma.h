@@ -124,6 +124,7 @@ struct xrdma_ops {
  * @chunks_sent: messages sent as a read chunk (above the inline size)
  * @chunks_received: chunked messages pulled with RDMA READ
  * @sends_inv: Sends that invalidated a key of the peer (SEND_WITH_INV)
+ * @sends_imm: Sends whose header went as immediate data (SEND_WITH_IMM)
  * @mr_remote_invs: our registrations the peer invalidated
  *	(IB_WC_WITH_INVALIDATE)
  * @mr_invs_skipped: releases that needed no LOCAL_INV because the peer
@@ -147,6 +148,7 @@ struct xrdma_info {
 	u64 chunks_sent;
 	u64 chunks_received;
 	u64 sends_inv;
+	u64 sends_imm;
 	u64 mr_remote_invs;
 	u64 mr_invs_skipped;
 	u64 step_ns[XRDMA_NR_STEPS];

@@ -110,6 +110,14 @@ static bool xrdma_ep_can_inv(struct xrdma_ep *ep)
 		       IB_DEVICE_MEM_MGT_EXTENSIONS);
 }
 
+/* Immediate data is InfiniBand's and RoCE's; iWARP has none. */
+static bool xrdma_ep_can_imm(struct xrdma_ep *ep)
+{
+	struct ib_device *dev = ep->id ? ep->id->device : NULL;
+
+	return dev && !rdma_protocol_iwarp(dev, ep->id->port_num);
+}
+
 /**
  * xrdma_ep_fill_private() - our private data for connect or accept
  * @ep: the endpoint
@@ -123,7 +131,9 @@ void xrdma_ep_fill_private(struct xrdma_ep *ep, struct xrdma_cm_private *pd)
 	pd->magic = cpu_to_be32(XRDMA_CM_MAGIC);
 	pd->version = XRDMA_CM_VERSION;
 	if (xrdma_ep_can_inv(ep))
-		pd->flags = XRDMA_CM_F_REMOTE_INV;
+		pd->flags |= XRDMA_CM_F_REMOTE_INV;
+	if (xrdma_ep_can_imm(ep))
+		pd->flags |= XRDMA_CM_F_IMM_HDR;
 	pd->inline_send = cpu_to_be32(ep->inline_send);
 	pd->inline_recv = cpu_to_be32(ep->inline_recv);
 }
@@ -136,7 +146,8 @@ void xrdma_ep_fill_private(struct xrdma_ep *ep, struct xrdma_cm_private *pd)
  * We never send more than the peer can receive.  A peer that sent no
  * valid private data gets only minimum-sized messages.  We send
  * SEND_WITH_INV only when both devices do memory management extensions
- * (the peer's says so in its flags).
+ * (the peer's says so in its flags), and headers as immediate data only
+ * when both ends have it.
  *
  * Context: under the id's handler mutex.
  */
@@ -157,6 +168,7 @@ void xrdma_ep_update_private(struct xrdma_ep *ep,
 		ep->inline_send = max_t(u32, recv, XRDMA_HDR_MAX);
 	ep->remote_inv = xrdma_ep_can_inv(ep) &&
 			 (flags & XRDMA_CM_F_REMOTE_INV);
+	ep->imm_hdr = xrdma_ep_can_imm(ep) && (flags & XRDMA_CM_F_IMM_HDR);
 }
 
 /* The connection is gone (DISCONNECTED, DEVICE_REMOVAL, ADDR_CHANGE):

@@ -7,6 +7,11 @@
  * than the Send, a payload past its end, or a chunk that is empty, too
  * large or comes with inline bytes, make the message malformed.
  *
+ * Between devices with immediate data (not iWARP) a message with a
+ * payload and no optional field leaves its header out: the immediate
+ * data carries the credits, the completion's byte count the length, so
+ * a payload of a whole number of MTUs takes no packet more.
+ *
  * Also here: when a message leaves the inline path for a chunk.
  */
 #include <linux/errno.h>
@@ -130,6 +135,55 @@ int xrdma_hdr_decode(const void *buf, u32 byte_len, struct xrdma_msg *msg)
 	return rc ? rc : size;
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_hdr_decode);
+
+/**
+ * xrdma_hdr_imm_ok() - may a message travel with its header as immediate
+ *	data?
+ * @msg: its header
+ *
+ * Context: any.
+ * Return: true for a payload and no optional field.
+ */
+bool xrdma_hdr_imm_ok(const struct xrdma_msg *msg)
+{
+	return msg->flags == XRDMA_HDR_DATA && msg->len;
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_hdr_imm_ok);
+
+/**
+ * xrdma_hdr_encode_imm() - the immediate data that stands for a header
+ * @msg: a header xrdma_hdr_imm_ok() accepts
+ *
+ * Context: any.
+ * Return: its credits, in network order.
+ */
+__be32 xrdma_hdr_encode_imm(const struct xrdma_msg *msg)
+{
+	return cpu_to_be32(msg->credits);
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_hdr_encode_imm);
+
+/**
+ * xrdma_hdr_decode_imm() - the header of a Send with immediate data
+ * @imm: the immediate data, in network order
+ * @byte_len: the bytes the Send carried, all of them payload
+ * @msg: filled in
+ *
+ * Context: any.
+ * Return: 0, the header's length in the buffer; -EPROTO for a Send
+ * with no payload.
+ */
+int xrdma_hdr_decode_imm(__be32 imm, u32 byte_len, struct xrdma_msg *msg)
+{
+	memset(msg, 0, sizeof(*msg));
+	if (!byte_len)
+		return -EPROTO;
+	msg->credits = be32_to_cpu(imm);
+	msg->flags = XRDMA_HDR_DATA;
+	msg->len = byte_len;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_hdr_decode_imm);
 
 /**
  * xrdma_send_chunked() - must a message go as a chunk?

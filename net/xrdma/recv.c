@@ -109,11 +109,15 @@ out:
 	spin_unlock(&xprt->send_lock);
 }
 
-/* Take in the header's count; returns the header's length or -EPROTO. */
+/* Take in the header's count; returns the header's length (0 when it
+ * came as immediate data) or -EPROTO.
+ */
 static int xrdma_recv_header(struct xrdma_xprt *xprt, struct xrdma_buf *buf,
-			     u32 byte_len, struct xrdma_msg *msg)
+			     const struct ib_wc *wc, struct xrdma_msg *msg)
 {
-	int hlen = xrdma_hdr_decode(buf->data, byte_len, msg);
+	int hlen = wc->wc_flags & IB_WC_WITH_IMM ?
+		   xrdma_hdr_decode_imm(wc->ex.imm_data, wc->byte_len, msg) :
+		   xrdma_hdr_decode(buf->data, wc->byte_len, msg);
 
 	if (hlen < 0)
 		return hlen;
@@ -181,7 +185,7 @@ static void xrdma_wc_receive(struct ib_cq *cq, struct ib_wc *wc)
 		goto out_flushed;
 	ib_dma_sync_single_for_cpu(cq->device, buf->dma, wc->byte_len,
 				   DMA_FROM_DEVICE);
-	hlen = xrdma_recv_header(xprt, buf, wc->byte_len, &msg);
+	hlen = xrdma_recv_header(xprt, buf, wc, &msg);
 	if (hlen < 0) {
 		pr_warn_ratelimited("malformed message of %u bytes\n",
 				    wc->byte_len);

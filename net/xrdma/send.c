@@ -6,6 +6,8 @@
  * Only every XRDMA_SIGNAL_EVERY-th Send, the one that fills the ring,
  * or one of a page or more is signalled; its completion retires the
  * earlier ones in order.
+ * Where both ends have immediate data, a message with nothing but a
+ * payload leaves its header there instead (hdr.c).
  * A message above the inline size leaves as a chunk (chunk.c): the Send
  * carries only its descriptor.  Any Send carries the DONE we owe the
  * peer for a chunk we pulled, and is then a SEND_WITH_INV of that
@@ -121,11 +123,16 @@ VISIBLE_IF_KUNIT bool xrdma_send_signal(struct xrdma_xprt *xprt, u32 len)
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_send_signal);
 
-/* The header (with a pending DONE, if any) and the inline payload. */
-static void xrdma_send_fill(struct xrdma_xprt *xprt, struct xrdma_buf *buf,
+/* The header (with a pending DONE, if any) and the inline payload; or,
+ * when the connection carries this header as immediate data (returns
+ * true), the payload alone.
+ */
+static bool xrdma_send_fill(struct xrdma_xprt *xprt,
+			    const struct xrdma_ep *ep, struct xrdma_buf *buf,
 			    const struct xrdma_out *out, struct xrdma_msg *msg)
 {
-	u32 hlen;
+	u32 hlen = 0;
+	bool imm;
 
 	lockdep_assert_held(&xprt->send_lock);
 	memset(msg, 0, sizeof(*msg));
@@ -137,10 +144,13 @@ static void xrdma_send_fill(struct xrdma_xprt *xprt, struct xrdma_buf *buf,
 		msg->flags |= XRDMA_HDR_DONE;
 		msg->done = xprt->done_rkey;
 	}
-	hlen = xrdma_hdr_encode(buf->data, msg);
+	imm = ep->imm_hdr && !out->inv && xrdma_hdr_imm_ok(msg);
+	if (!imm)
+		hlen = xrdma_hdr_encode(buf->data, msg);
 	if (out->len)
 		memcpy((u8 *)buf->data + hlen, out->data, out->len);
 	buf->len = hlen + out->len;
+	return imm;
 }
 
 /* The key this Send invalidates at the peer, if it may: the caller's,
@@ -161,8 +171,10 @@ static bool xrdma_send_inv_key(const struct xrdma_ep *ep,
 	return true;
 }
 
+/* A Send of @buf: invalidating @inv, or with the header @imm, if set. */
 static int xrdma_send_post(struct xrdma_xprt *xprt, struct xrdma_ep *ep,
-			   struct xrdma_buf *buf, int slot, u32 *inv)
+			   struct xrdma_buf *buf, int slot, const u32 *inv,
+			   const __be32 *imm)
 {
 	struct ib_sge sge = {
 		.addr = buf->dma,
@@ -179,6 +191,9 @@ static int xrdma_send_post(struct xrdma_xprt *xprt, struct xrdma_ep *ep,
 	if (inv) {
 		wr.opcode = IB_WR_SEND_WITH_INV;
 		wr.ex.invalidate_rkey = *inv;
+	} else if (imm) {
+		wr.opcode = IB_WR_SEND_WITH_IMM;
+		wr.ex.imm_data = *imm;
 	}
 	if (xrdma_send_signal(xprt, buf->len))
 		wr.send_flags = IB_SEND_SIGNALED;
@@ -193,7 +208,7 @@ static int xrdma_send_post(struct xrdma_xprt *xprt, struct xrdma_ep *ep,
  */
 static void xrdma_send_posted(struct xrdma_xprt *xprt,
 			      const struct xrdma_out *out,
-			      const struct xrdma_msg *msg, bool inv)
+			      const struct xrdma_msg *msg, bool inv, bool imm)
 {
 	lockdep_assert_held(&xprt->send_lock);
 	if (msg->flags & XRDMA_HDR_DONE)
@@ -205,6 +220,8 @@ static void xrdma_send_posted(struct xrdma_xprt *xprt,
 	}
 	if (inv)
 		xprt->info.sends_inv++;
+	if (imm)
+		xprt->info.sends_imm++;
 	if (out->flags & XRDMA_HDR_DATA)
 		xprt->info.sent++;
 }
@@ -217,8 +234,9 @@ static int xrdma_try_send(struct xrdma_xprt *xprt, const struct xrdma_out *out)
 	struct xrdma_msg msg;
 	struct xrdma_buf *buf;
 	struct xrdma_ep *ep;
+	bool inv, imm;
 	int slot, rc;
-	bool inv;
+	__be32 hdr;
 	u32 rkey;
 
 	rc = xrdma_ep_live(xprt, &ep);
@@ -237,9 +255,11 @@ static int xrdma_try_send(struct xrdma_xprt *xprt, const struct xrdma_out *out)
 		return -EAGAIN;
 	}
 	xrdma_credits_take(&xprt->credits);
-	xrdma_send_fill(xprt, buf, out, &msg);
+	imm = xrdma_send_fill(xprt, ep, buf, out, &msg);
 	inv = xrdma_send_inv_key(ep, out, &msg, &rkey);
-	rc = xrdma_send_post(xprt, ep, buf, slot, inv ? &rkey : NULL);
+	hdr = xrdma_hdr_encode_imm(&msg);
+	rc = xrdma_send_post(xprt, ep, buf, slot, inv ? &rkey : NULL,
+			     imm ? &hdr : NULL);
 	if (rc) {
 		xprt->sc_buf[slot] = NULL;
 		xrdma_ring_unget(&xprt->ring);
@@ -248,7 +268,7 @@ static int xrdma_try_send(struct xrdma_xprt *xprt, const struct xrdma_out *out)
 		xrdma_ep_force_disconnect(ep);
 		return rc;
 	}
-	xrdma_send_posted(xprt, out, &msg, inv);
+	xrdma_send_posted(xprt, out, &msg, inv, imm);
 	return 0;
 }
 

@@ -32,6 +32,8 @@
 #define XRDMA_CM_VERSION	2
 /* struct xrdma_cm_private.flags: this end takes SEND_WITH_INV. */
 #define XRDMA_CM_F_REMOTE_INV	0x01
+/* ... and takes a header as immediate data (hdr.c), and sends one. */
+#define XRDMA_CM_F_IMM_HDR	0x02
 #define XRDMA_CM_MAGIC		0x78726d61	/* "xrma" */
 
 /**
@@ -328,6 +330,9 @@ struct xrdma_msg {
 u32 xrdma_hdr_size(u32 flags);
 u32 xrdma_hdr_encode(void *buf, const struct xrdma_msg *msg);
 int xrdma_hdr_decode(const void *buf, u32 byte_len, struct xrdma_msg *msg);
+bool xrdma_hdr_imm_ok(const struct xrdma_msg *msg);
+__be32 xrdma_hdr_encode_imm(const struct xrdma_msg *msg);
+int xrdma_hdr_decode_imm(__be32 imm, u32 byte_len, struct xrdma_msg *msg);
 bool xrdma_send_chunked(u32 len, u32 inline_send);
 
 /**
@@ -421,6 +426,7 @@ struct xrdma_cm_ctx {
  * @inline_recv: the largest it receives, with header
  * @rd_atom: RDMA READs this end may have in flight, and serve, at once
  * @remote_inv: our device sends SEND_WITH_INV and the peer takes it
+ * @imm_hdr: both ends carry a plain message's header as immediate data
  */
 struct xrdma_ep {
 	struct xrdma_cm_ctx ctx;
@@ -443,6 +449,7 @@ struct xrdma_ep {
 	u32 inline_recv;
 	u8 rd_atom;
 	bool remote_inv;
+	bool imm_hdr;
 };
 
 /**

@@ -103,11 +103,14 @@ xcheck() {
 # at the 64 KiB inline size.  Above it each message and each echo is a
 # chunk: the client sends COUNT and pulls COUNT; the server's echo ends
 # each of ours with SEND_WITH_INV (so we skip COUNT LOCAL_INVs) and our
-# DONE ends each of its with one.
+# DONE ends each of its with one.  Below it, on rxe, each of our COUNT
+# messages has its header as immediate data; siw (iWARP) has none.
 sendpp() {
-	local what="$1 send size $3" n=$4 chunked=0
+	local what="$1 send size $3" n=$4 chunked=0 imm=0
 
 	[ "$3" -le 65536 ] || chunked=$n
+	# rxe has immediate data: each inline message's header goes there.
+	[ "$chunked" != 0 ] || [ "${1#rxe}" = "$1" ] || imm=$n
 	xrdma_test t "$2" "$port" op=send mode=pingpong "size=$3" \
 		"count=$4" inline_size=65536 "${@:5}" || true
 	check "$what" "$n" $(($3 * n * 2)) || return 0
@@ -116,6 +119,7 @@ sendpp() {
 	xcheck "$what" mr_remote_invs "$chunked" || return 0
 	xcheck "$what" mr_invs_skipped "$chunked" || return 0
 	xcheck "$what" sends_inv "$chunked" || return 0
+	xcheck "$what" sends_imm "$imm" || return 0
 	xcheck "$what" mr_dropped 0 || return 0
 	echo "ok: $what: $n validated, median ${xrdma_r[lat_median_ns]} ns," \
 		"${xrdma_r[chunks_sent]} chunks, ${xrdma_r[mr_remote_invs]}" \

@@ -2,8 +2,8 @@
 /*
  * xrdma_hdr: the message header on the wire (each optional field
  * round-trips, its size follows the flags, every malformed header the
- * peer could send is refused) and the choice between a Send and a
- * chunk at the inline size.
+ * peer could send is refused), the header carried as immediate data,
+ * and the choice between a Send and a chunk at the inline size.
  */
 #include "xrdma.h"
 #include "xrdma_kunit.h"
@@ -143,12 +143,49 @@ static void hdr_chunk_threshold(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, xrdma_send_chunked(0, XRDMA_HDR_MAX - 1));
 }
 
+static void hdr_imm(struct kunit *test)
+{
+	struct xrdma_msg msg = {
+		.credits = 0x89abcdef,
+		.flags = XRDMA_HDR_DATA,
+		.len = 4096,
+	}, got;
+
+	/* Only a payload with no optional field goes as immediate data. */
+	KUNIT_EXPECT_TRUE(test, xrdma_hdr_imm_ok(&msg));
+	msg.flags |= XRDMA_HDR_DONE;
+	KUNIT_EXPECT_FALSE(test, xrdma_hdr_imm_ok(&msg));
+	msg.flags = XRDMA_HDR_CHUNK;
+	KUNIT_EXPECT_FALSE(test, xrdma_hdr_imm_ok(&msg));
+	msg.flags = 0;		/* a bare credit update */
+	KUNIT_EXPECT_FALSE(test, xrdma_hdr_imm_ok(&msg));
+	msg.flags = XRDMA_HDR_DATA;
+	msg.len = 0;
+	KUNIT_EXPECT_FALSE(test, xrdma_hdr_imm_ok(&msg));
+
+	/* The credits travel whole; the length is the Send's. */
+	msg.len = 4096;
+	KUNIT_ASSERT_EQ(test, xrdma_hdr_decode_imm(xrdma_hdr_encode_imm(&msg),
+						   4096, &got), 0);
+	KUNIT_EXPECT_EQ(test, got.credits, 0x89abcdefU);
+	KUNIT_EXPECT_EQ(test, got.flags, (u32)XRDMA_HDR_DATA);
+	KUNIT_EXPECT_EQ(test, got.len, 4096U);
+	KUNIT_EXPECT_EQ(test, got.done, 0U);
+	KUNIT_EXPECT_EQ(test, xrdma_hdr_decode_imm(cpu_to_be32(1), 1, &got),
+			0);
+	KUNIT_EXPECT_EQ(test, got.len, 1U);
+	/* An empty Send with immediate data is no message. */
+	KUNIT_EXPECT_EQ(test, xrdma_hdr_decode_imm(cpu_to_be32(1), 0, &got),
+			-EPROTO);
+}
+
 static struct kunit_case xrdma_hdr_cases[] = {
 	KUNIT_CASE(hdr_sizes),
 	KUNIT_CASE(hdr_roundtrip_inline),
 	KUNIT_CASE(hdr_roundtrip_chunk),
 	KUNIT_CASE(hdr_malformed),
 	KUNIT_CASE(hdr_chunk_threshold),
+	KUNIT_CASE(hdr_imm),
 	{}
 };
 

@@ -116,6 +116,7 @@ static void xrping_add_xinfo(struct xrping_result *res,
 	x->chunks_sent += info->chunks_sent;
 	x->chunks_received += info->chunks_received;
 	x->sends_inv += info->sends_inv;
+	x->sends_imm += info->sends_imm;
 	x->mr_remote_invs += info->mr_remote_invs;
 	x->mr_invs_skipped += info->mr_invs_skipped;
 	x->mr_regs += info->mr_regs;

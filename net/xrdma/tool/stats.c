@@ -123,9 +123,9 @@ static int xrping_format_chunks(const struct xrping_result *res, bool send,
 				    "mr_regs %llu\nmr_invs %llu\nmr_dropped %llu\n",
 				    x->mr_regs, x->mr_invs, x->mr_dropped);
 	return at + sysfs_emit_at(page, at,
-				  "chunks_sent %llu\nchunks_received %llu\nsends_inv %llu\nmr_remote_invs %llu\nmr_invs_skipped %llu\n",
+				  "chunks_sent %llu\nchunks_received %llu\nsends_inv %llu\nsends_imm %llu\nmr_remote_invs %llu\nmr_invs_skipped %llu\n",
 				  x->chunks_sent, x->chunks_received,
-				  x->sends_inv, x->mr_remote_invs,
+				  x->sends_inv, x->sends_imm, x->mr_remote_invs,
 				  x->mr_invs_skipped);
 }
 
