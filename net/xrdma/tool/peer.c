@@ -242,17 +242,11 @@ bool xrping_server_sink(struct xrping_server *srv, struct xrdma_xprt *xprt,
 static void xrping_server_add_xinfo(struct xrping_server *srv,
 				    struct xrdma_xprt *xprt)
 {
-	struct xrdma_info info, *x = &srv->xinfo;
+	struct xrdma_info info;
 
 	xrdma_get_info(xprt, &info);
 	spin_lock(&srv->xinfo_lock);
-	x->chunks_sent += info.chunks_sent;
-	x->chunks_received += info.chunks_received;
-	x->sends_inv += info.sends_inv;
-	x->sends_imm += info.sends_imm;
-	x->mr_remote_invs += info.mr_remote_invs;
-	x->mr_invs_skipped += info.mr_invs_skipped;
-	x->mr_invs += info.mr_invs;
+	xrping_xinfo_add(&srv->xinfo, &info);
 	spin_unlock(&srv->xinfo_lock);
 }
 

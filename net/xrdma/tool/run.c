@@ -107,23 +107,6 @@ static void xrping_add_steps(struct xrping_result *res,
 		xrping_stat_add(&res->steps[i], info->step_ns[i]);
 }
 
-/* The chunk and invalidation counters of every connection, summed. */
-static void xrping_add_xinfo(struct xrping_result *res,
-			     const struct xrdma_info *info)
-{
-	struct xrdma_info *x = &res->xinfo;
-
-	x->chunks_sent += info->chunks_sent;
-	x->chunks_received += info->chunks_received;
-	x->sends_inv += info->sends_inv;
-	x->sends_imm += info->sends_imm;
-	x->mr_remote_invs += info->mr_remote_invs;
-	x->mr_invs_skipped += info->mr_invs_skipped;
-	x->mr_regs += info->mr_regs;
-	x->mr_invs += info->mr_invs;
-	x->mr_dropped += info->mr_dropped;
-}
-
 static int xrping_open(const struct xrping_params *p, struct xrping_conn *c,
 		       struct xrping_result *res)
 {
@@ -153,7 +136,7 @@ static void xrping_close(struct xrping_conn *c, struct xrping_result *res)
 
 	if (c->xprt) {
 		xrdma_get_info(c->xprt, &info);
-		xrping_add_xinfo(res, &info);
+		xrping_xinfo_add(&res->xinfo, &info);
 		res->reconnects += info.connects - c->connects;
 		if (info.connected) {
 			xrdma_disconnect(c->xprt);

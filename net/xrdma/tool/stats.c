@@ -54,6 +54,27 @@ static u64 xrping_pct(const u64 *sorted, u64 n, u32 per_mille)
 }
 
 /**
+ * xrping_xinfo_add() - add a transport's chunk, invalidation and MR
+ *	counters to a sum
+ * @sum: the sum
+ * @info: one transport's counters
+ *
+ * Context: any; the caller serializes the writers of @sum.
+ */
+void xrping_xinfo_add(struct xrdma_info *sum, const struct xrdma_info *info)
+{
+	sum->chunks_sent += info->chunks_sent;
+	sum->chunks_received += info->chunks_received;
+	sum->sends_inv += info->sends_inv;
+	sum->sends_imm += info->sends_imm;
+	sum->mr_remote_invs += info->mr_remote_invs;
+	sum->mr_invs_skipped += info->mr_invs_skipped;
+	sum->mr_regs += info->mr_regs;
+	sum->mr_invs += info->mr_invs;
+	sum->mr_dropped += info->mr_dropped;
+}
+
+/**
  * xrping_latency() - latency figures from round-trip times
  * @rtt: the round trips in ns; sorted in place
  * @n: how many, at least 1

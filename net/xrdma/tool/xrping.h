@@ -286,6 +286,7 @@ bool xrping_server_sink(struct xrping_server *srv, struct xrdma_xprt *xprt,
 
 void xrping_stat_add(struct xrping_stat *st, u64 v);
 void xrping_latency(u64 *rtt, u64 n, struct xrping_result *res);
+void xrping_xinfo_add(struct xrdma_info *sum, const struct xrdma_info *info);
 int xrping_format(const struct xrping_params *p,
 		  const struct xrping_result *res, char *page);
 
