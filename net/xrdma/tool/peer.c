@@ -13,7 +13,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 
 #include "xrping.h"
 
@@ -109,9 +108,9 @@ static int xrping_peer_alloc(struct xrping_peer *peer, u32 len)
 	xrping_peer_unexpose(peer);
 	if (peer->buf && peer->len == len)
 		return 0;
-	vfree(peer->buf);
+	kvfree(peer->buf);
 	peer->len = 0;
-	peer->buf = vmalloc(len);
+	peer->buf = kvmalloc(len, GFP_KERNEL);
 	if (!peer->buf)
 		return -ENOMEM;
 	peer->len = len;
@@ -272,6 +271,6 @@ void xrping_server_closed(struct xrdma_xprt *xprt)
 	list_del(&peer->node);
 	spin_unlock(&srv->peers_lock);
 	xrping_peer_unexpose(peer);
-	vfree(peer->buf);
+	kvfree(peer->buf);
 	kfree(peer);
 }

@@ -28,7 +28,6 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
-#include <linux/vmalloc.h>
 #include <net/net_namespace.h>
 
 #include "xrping.h"
@@ -477,9 +476,9 @@ void xrping_run_rdma(const struct xrping_params *p, struct xrping_result *res)
 
 	memset(res, 0, sizeof(*res));
 	if (duplex || p->op == XRPING_OP_WRITE)
-		wbuf = vmalloc(p->size);
+		wbuf = kvmalloc(p->size, GFP_KERNEL);
 	if (duplex || p->op == XRPING_OP_READ)
-		rbuf = vmalloc(p->size);
+		rbuf = kvmalloc(p->size, GFP_KERNEL);
 	if (pingpong)
 		rtt = kvmalloc_array(p->count, sizeof(*rtt), GFP_KERNEL);
 	if ((!wbuf && !rbuf) || (duplex && (!wbuf || !rbuf)) ||
@@ -497,8 +496,8 @@ void xrping_run_rdma(const struct xrping_params *p, struct xrping_result *res)
 	xrping_close_rconn(&c, res);
 out:
 	kvfree(rtt);
-	vfree(rbuf);
-	vfree(wbuf);
+	kvfree(rbuf);
+	kvfree(wbuf);
 }
 
 static int xrping_send_stream(struct xrping_rconn *c,
