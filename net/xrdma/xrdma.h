@@ -32,7 +32,9 @@
 #define XRDMA_CM_VERSION	2
 /* struct xrdma_cm_private.flags: this end takes SEND_WITH_INV. */
 #define XRDMA_CM_F_REMOTE_INV	0x01
-/* ... and takes a header as immediate data (hdr.c), and sends one. */
+/* struct xrdma_cm_private.flags: this end's device has immediate data,
+ * so it sends and takes a plain message's header there (hdr.c).
+ */
 #define XRDMA_CM_F_IMM_HDR	0x02
 #define XRDMA_CM_MAGIC		0x78726d61	/* "xrma" */
 
