@@ -7,10 +7,12 @@
  * A transport (struct xrdma_xprt) carries whole messages of up to
  * XRDMA_MAX_SEND bytes over one reliable connection at a time.  A
  * message within the inline size both ends agreed on travels in one
- * SEND; a larger one travels as a read chunk: the sender registers a
- * copy and sends a small header that advertises it, the receiver pulls
- * it with RDMA READ and tells the sender it is done (with
- * SEND_WITH_INV where both devices allow it).  Flow control is credit
+ * SEND.  A larger one is written with RDMA WRITE into a landing buffer
+ * the receiver advertised in advance, and announced by a Send; without
+ * such a buffer in hand it travels as a read chunk: the sender
+ * registers a copy and sends a small header that advertises it, the
+ * receiver pulls it with RDMA READ and tells the sender it is done
+ * (with SEND_WITH_INV where both devices allow it).  Flow control is credit
  * based and invisible to the user: xrdma_send() waits for a credit.
  * Messages arrive through xrdma_ops.recv in process context.
  */
@@ -125,6 +127,9 @@ struct xrdma_ops {
  * @chunks_received: chunked messages pulled with RDMA READ
  * @sends_inv: Sends that invalidated a key of the peer (SEND_WITH_INV)
  * @sends_imm: Sends whose header went as immediate data (SEND_WITH_IMM)
+ * @pushes_sent: messages above the inline size written straight into
+ *	a landing buffer the peer advertised (the rest went as chunks)
+ * @pushes_received: messages the peer pushed into a landing buffer
  * @mr_remote_invs: our registrations the peer invalidated
  *	(IB_WC_WITH_INVALIDATE)
  * @mr_invs_skipped: releases that needed no LOCAL_INV because the peer
@@ -149,6 +154,8 @@ struct xrdma_info {
 	u64 chunks_received;
 	u64 sends_inv;
 	u64 sends_imm;
+	u64 pushes_sent;
+	u64 pushes_received;
 	u64 mr_remote_invs;
 	u64 mr_invs_skipped;
 	u64 step_ns[XRDMA_NR_STEPS];

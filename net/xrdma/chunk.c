@@ -274,6 +274,8 @@ int xrdma_chunk_recv(struct xrdma_xprt *xprt, const struct xrdma_remote *chunk)
 	spin_unlock(&xprt->send_lock);
 	xprt->ops->recv(xprt, buf, chunk->len);
 	rc = xrdma_send_done(xprt);
+	/* Large messages travel here: the next ones may be pushed. */
+	xrdma_land_refill(xprt);
 out:
 	kvfree(buf);
 	return rc;

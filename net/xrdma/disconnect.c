@@ -76,6 +76,7 @@ void xrdma_ep_teardown(struct xrdma_xprt *xprt)
 	/* No MR work request is in flight now; the MRs go before the PD. */
 	xrdma_frwr_detach(xprt);
 	xrdma_chunks_reset(xprt);
+	xrdma_lands_reset(xprt);
 	xrdma_step_done(xprt, XRDMA_STEP_DISCONNECT, start);
 
 	start = ktime_get_ns();

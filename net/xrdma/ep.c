@@ -134,6 +134,7 @@ void xrdma_ep_fill_private(struct xrdma_ep *ep, struct xrdma_cm_private *pd)
 		pd->flags |= XRDMA_CM_F_REMOTE_INV;
 	if (xrdma_ep_can_imm(ep))
 		pd->flags |= XRDMA_CM_F_IMM_HDR;
+	pd->flags |= XRDMA_CM_F_LAND;
 	pd->inline_send = cpu_to_be32(ep->inline_send);
 	pd->inline_recv = cpu_to_be32(ep->inline_recv);
 }
@@ -146,8 +147,9 @@ void xrdma_ep_fill_private(struct xrdma_ep *ep, struct xrdma_cm_private *pd)
  * We never send more than the peer can receive.  A peer that sent no
  * valid private data gets only minimum-sized messages.  We send
  * SEND_WITH_INV only when both devices do memory management extensions
- * (the peer's says so in its flags), and headers as immediate data only
- * when both ends have it.
+ * (the peer's says so in its flags), headers as immediate data only
+ * when both ends have it, and advertise landing buffers only to a peer
+ * that pushes into them.
  *
  * Context: under the id's handler mutex.
  */
@@ -169,6 +171,7 @@ void xrdma_ep_update_private(struct xrdma_ep *ep,
 	ep->remote_inv = xrdma_ep_can_inv(ep) &&
 			 (flags & XRDMA_CM_F_REMOTE_INV);
 	ep->imm_hdr = xrdma_ep_can_imm(ep) && (flags & XRDMA_CM_F_IMM_HDR);
+	ep->land = flags & XRDMA_CM_F_LAND;
 }
 
 /* The connection is gone (DISCONNECTED, DEVICE_REMOVAL, ADDR_CHANGE):

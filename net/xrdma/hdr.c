@@ -2,10 +2,12 @@
 /*
  * The message header on the wire, apart from the verbs so that KUnit
  * can check it: a fixed part (credits, flags, inline length), then the
- * optional DONE key and CHUNK descriptor the flags announce.  The
- * decoder trusts nothing the peer sent: unknown flags, a header longer
- * than the Send, a payload past its end, or a chunk that is empty, too
- * large or comes with inline bytes, make the message malformed.
+ * optional DONE key, CHUNK descriptor, PUSHED length and LAND descriptor
+ * the flags announce.  The decoder trusts nothing the peer sent: unknown
+ * flags, a header longer than the Send, a payload past its end, a chunk
+ * or pushed payload that is empty, too large, comes with inline bytes
+ * or with the other, or a landing buffer too small for any message
+ * that is not inline, make the message malformed.
  *
  * Between devices with immediate data (not iWARP) a message with a
  * payload and no optional field leaves its header out: the immediate
@@ -35,9 +37,37 @@ u32 xrdma_hdr_size(u32 flags)
 		size += sizeof(__be32);
 	if (flags & XRDMA_HDR_CHUNK)
 		size += sizeof(struct xrdma_hdr_chunk);
+	if (flags & XRDMA_HDR_PUSHED)
+		size += sizeof(struct xrdma_hdr_pushed);
+	if (flags & XRDMA_HDR_LAND)
+		size += sizeof(struct xrdma_hdr_chunk);
 	return size;
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_hdr_size);
+
+/* A descriptor of registered memory (CHUNK, LAND); returns its end. */
+static u8 *xrdma_hdr_put_remote(u8 *at, const struct xrdma_remote *rem)
+{
+	struct xrdma_hdr_chunk ch = {
+		.addr = cpu_to_be64(rem->addr),
+		.rkey = cpu_to_be32(rem->rkey),
+		.len = cpu_to_be32(rem->len),
+	};
+
+	memcpy(at, &ch, sizeof(ch));
+	return at + sizeof(ch);
+}
+
+static const u8 *xrdma_hdr_get_remote(const u8 *at, struct xrdma_remote *rem)
+{
+	struct xrdma_hdr_chunk ch;
+
+	memcpy(&ch, at, sizeof(ch));
+	rem->addr = be64_to_cpu(ch.addr);
+	rem->rkey = be32_to_cpu(ch.rkey);
+	rem->len = be32_to_cpu(ch.len);
+	return at + sizeof(ch);
+}
 
 /**
  * xrdma_hdr_encode() - write a header
@@ -50,7 +80,7 @@ EXPORT_SYMBOL_IF_KUNIT(xrdma_hdr_size);
 u32 xrdma_hdr_encode(void *buf, const struct xrdma_msg *msg)
 {
 	struct xrdma_hdr *hdr = buf;
-	struct xrdma_hdr_chunk ch;
+	struct xrdma_hdr_pushed pu;
 	u8 *at = (u8 *)(hdr + 1);
 	__be32 done;
 
@@ -62,16 +92,33 @@ u32 xrdma_hdr_encode(void *buf, const struct xrdma_msg *msg)
 		memcpy(at, &done, sizeof(done));
 		at += sizeof(done);
 	}
-	if (msg->flags & XRDMA_HDR_CHUNK) {
-		ch.addr = cpu_to_be64(msg->chunk.addr);
-		ch.rkey = cpu_to_be32(msg->chunk.rkey);
-		ch.len = cpu_to_be32(msg->chunk.len);
-		memcpy(at, &ch, sizeof(ch));
-		at += sizeof(ch);
+	if (msg->flags & XRDMA_HDR_CHUNK)
+		at = xrdma_hdr_put_remote(at, &msg->chunk);
+	if (msg->flags & XRDMA_HDR_PUSHED) {
+		pu.rkey = cpu_to_be32(msg->pushed.rkey);
+		pu.len = cpu_to_be32(msg->pushed.len);
+		memcpy(at, &pu, sizeof(pu));
+		at += sizeof(pu);
 	}
+	if (msg->flags & XRDMA_HDR_LAND)
+		at = xrdma_hdr_put_remote(at, &msg->land);
 	return at - (u8 *)buf;
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_hdr_encode);
+
+/* A payload not in the Send (@away: chunked or pushed) is a whole
+ * message for the user, nothing inline, not both ways at once.
+ */
+static int xrdma_hdr_check_away(const struct xrdma_msg *msg,
+				const struct xrdma_remote *away, u32 other)
+{
+	if (!(msg->flags & XRDMA_HDR_DATA) || msg->len ||
+	    (msg->flags & other))
+		return -EPROTO;
+	if (!away->len || away->len > XRDMA_MAX_SEND)
+		return -EPROTO;
+	return 0;
+}
 
 /* The fixed part says what follows; is it consistent? */
 static int xrdma_hdr_check(const struct xrdma_msg *msg, u32 size,
@@ -81,13 +128,13 @@ static int xrdma_hdr_check(const struct xrdma_msg *msg, u32 size,
 		return -EPROTO;
 	if (byte_len < size || msg->len > byte_len - size)
 		return -EPROTO;
-	if (!(msg->flags & XRDMA_HDR_CHUNK))
-		return 0;
-	/* A chunk is a whole message for the user, and nothing inline. */
-	if (!(msg->flags & XRDMA_HDR_DATA) || msg->len)
+	/* A landing buffer takes any message too large to go inline. */
+	if ((msg->flags & XRDMA_HDR_LAND) && msg->land.len < XRDMA_MAX_SEND)
 		return -EPROTO;
-	if (!msg->chunk.len || msg->chunk.len > XRDMA_MAX_SEND)
-		return -EPROTO;
+	if (msg->flags & XRDMA_HDR_CHUNK)
+		return xrdma_hdr_check_away(msg, &msg->chunk, XRDMA_HDR_PUSHED);
+	if (msg->flags & XRDMA_HDR_PUSHED)
+		return xrdma_hdr_check_away(msg, &msg->pushed, XRDMA_HDR_CHUNK);
 	return 0;
 }
 
@@ -104,7 +151,7 @@ static int xrdma_hdr_check(const struct xrdma_msg *msg, u32 size,
 int xrdma_hdr_decode(const void *buf, u32 byte_len, struct xrdma_msg *msg)
 {
 	const struct xrdma_hdr *hdr = buf;
-	struct xrdma_hdr_chunk ch;
+	struct xrdma_hdr_pushed pu;
 	const u8 *at;
 	__be32 done;
 	u32 size;
@@ -125,12 +172,16 @@ int xrdma_hdr_decode(const void *buf, u32 byte_len, struct xrdma_msg *msg)
 		msg->done = be32_to_cpu(done);
 		at += sizeof(done);
 	}
-	if (msg->flags & XRDMA_HDR_CHUNK) {
-		memcpy(&ch, at, sizeof(ch));
-		msg->chunk.addr = be64_to_cpu(ch.addr);
-		msg->chunk.rkey = be32_to_cpu(ch.rkey);
-		msg->chunk.len = be32_to_cpu(ch.len);
+	if (msg->flags & XRDMA_HDR_CHUNK)
+		at = xrdma_hdr_get_remote(at, &msg->chunk);
+	if (msg->flags & XRDMA_HDR_PUSHED) {
+		memcpy(&pu, at, sizeof(pu));
+		msg->pushed.rkey = be32_to_cpu(pu.rkey);
+		msg->pushed.len = be32_to_cpu(pu.len);
+		at += sizeof(pu);
 	}
+	if (msg->flags & XRDMA_HDR_LAND)
+		xrdma_hdr_get_remote(at, &msg->land);
 	rc = xrdma_hdr_check(msg, size, byte_len);
 	return rc ? rc : size;
 }

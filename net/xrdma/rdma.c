@@ -18,15 +18,15 @@
  * @depth: the transport's queue depth
  *
  * Sends and RDMA operations, @depth each; one REG_MR or LOCAL_INV per
- * MR at most (each is waited for); the READ that pulls a chunk; one
- * for the drain.
+ * MR at most (each is waited for); the READ that pulls a chunk; the
+ * WRITEs of XRDMA_LANDS pushes; one for the drain.
  *
  * Context: any.
  * Return: the number of entries.
  */
 unsigned int xrdma_sq_depth(unsigned int depth)
 {
-	return 2 * depth + XRDMA_FRWR_MAX + 2;
+	return 2 * depth + XRDMA_FRWR_MAX + XRDMA_LANDS + 2;
 }
 
 /**

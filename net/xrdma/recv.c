@@ -3,9 +3,11 @@
  * The receive path: receives are replenished up to the credit grant we
  * make (our queue depth) in one chained post, never while the queue is
  * being drained.  Each message's header updates our view of the peer's
- * grant; a message with data goes to the user, pulled first if it came
- * as a chunk.  A key the peer invalidated with its Send and a chunk of
- * ours it says it is done with are taken back before that.
+ * grant and the landing buffers it offers; a message with data goes to
+ * the user: from the Send, pulled first if it came as a chunk, or from
+ * the landing buffer it was pushed into.  A key the peer invalidated
+ * with its Send and a chunk of ours it says it is done with are taken
+ * back before that.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -124,6 +126,8 @@ static int xrdma_recv_header(struct xrdma_xprt *xprt, struct xrdma_buf *buf,
 	spin_lock(&xprt->send_lock);
 	xprt->rx_posted--;
 	xrdma_credits_grant(&xprt->credits, msg->credits);
+	if (msg->flags & XRDMA_HDR_LAND)
+		xrdma_land_heard(xprt, &msg->land);
 	if (msg->flags & XRDMA_HDR_DATA)
 		xprt->info.received++;
 	spin_unlock(&xprt->send_lock);
@@ -194,10 +198,12 @@ static void xrdma_wc_receive(struct ib_cq *cq, struct ib_wc *wc)
 	/* The replacement goes up before the user sees this one. */
 	xrdma_post_recvs(xprt);
 	rc = xrdma_recv_ends(xprt, wc, &msg);
-	if (!rc && (msg.flags & XRDMA_HDR_CHUNK)) {
+	if (!rc && (msg.flags & (XRDMA_HDR_CHUNK | XRDMA_HDR_PUSHED))) {
 		xrdma_pool_put(&xprt->reps, buf);
 		buf = NULL;
-		rc = xrdma_chunk_recv(xprt, &msg.chunk);
+		rc = msg.flags & XRDMA_HDR_CHUNK ?
+		     xrdma_chunk_recv(xprt, &msg.chunk) :
+		     xrdma_land_recv(xprt, &msg.pushed);
 	} else if (!rc && (msg.flags & XRDMA_HDR_DATA)) {
 		xprt->ops->recv(xprt, (u8 *)buf->data + hlen, msg.len);
 	}

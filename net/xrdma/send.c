@@ -8,10 +8,13 @@
  * earlier ones in order.
  * Where both ends have immediate data, a message with nothing but a
  * payload leaves its header there instead (hdr.c).
- * A message above the inline size leaves as a chunk (chunk.c): the Send
- * carries only its descriptor.  Any Send carries the DONE we owe the
- * peer for a chunk we pulled, and is then a SEND_WITH_INV of that
- * chunk's key where both devices allow it.
+ * A message above the inline size is pushed into a landing buffer the
+ * peer advertised (land.c), by a WRITE chained before the Send that
+ * announces it, or else leaves as a chunk (chunk.c): the Send carries
+ * only its descriptor.  Any Send carries the DONE we owe the peer for a
+ * chunk we pulled and the advertisement of a landing buffer of ours
+ * that waits for one, and is a SEND_WITH_INV where both devices allow
+ * it: of the landing buffer a push went to, else of the chunk it ends.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -135,15 +138,16 @@ static bool xrdma_send_fill(struct xrdma_xprt *xprt,
 	bool imm;
 
 	lockdep_assert_held(&xprt->send_lock);
-	memset(msg, 0, sizeof(*msg));
 	msg->credits = xrdma_credits_announce(&xprt->credits);
-	msg->flags = out->flags;
+	msg->flags |= out->flags;
 	msg->len = out->len;
 	msg->chunk = out->chunk;
 	if (xprt->done_pending) {
 		msg->flags |= XRDMA_HDR_DONE;
 		msg->done = xprt->done_rkey;
 	}
+	if (ep->land)
+		xrdma_land_offer(xprt, msg);
 	imm = ep->imm_hdr && !out->inv && xrdma_hdr_imm_ok(msg);
 	if (!imm)
 		hlen = xrdma_hdr_encode(buf->data, msg);
@@ -154,7 +158,8 @@ static bool xrdma_send_fill(struct xrdma_xprt *xprt,
 }
 
 /* The key this Send invalidates at the peer, if it may: the caller's,
- * else that of the chunk it says we are done with.
+ * else that of the landing buffer it announces a push into, else that
+ * of the chunk it says we are done with.
  */
 static bool xrdma_send_inv_key(const struct xrdma_ep *ep,
 			       const struct xrdma_out *out,
@@ -164,6 +169,8 @@ static bool xrdma_send_inv_key(const struct xrdma_ep *ep,
 		return false;
 	if (out->inv)
 		*rkey = out->rkey;
+	else if (msg->flags & XRDMA_HDR_PUSHED)
+		*rkey = msg->pushed.rkey;
 	else if (msg->flags & XRDMA_HDR_DONE)
 		*rkey = msg->done;
 	else
@@ -171,10 +178,12 @@ static bool xrdma_send_inv_key(const struct xrdma_ep *ep,
 	return true;
 }
 
-/* A Send of @buf: invalidating @inv, or with the header @imm, if set. */
+/* A Send of @buf: invalidating @inv, or with the header @imm, if set;
+ * behind the WRITE of @push, if any.
+ */
 static int xrdma_send_post(struct xrdma_xprt *xprt, struct xrdma_ep *ep,
 			   struct xrdma_buf *buf, int slot, const u32 *inv,
-			   const __be32 *imm)
+			   const __be32 *imm, struct xrdma_push *push)
 {
 	struct ib_sge sge = {
 		.addr = buf->dma,
@@ -200,11 +209,15 @@ static int xrdma_send_post(struct xrdma_xprt *xprt, struct xrdma_ep *ep,
 	ib_dma_sync_single_for_device(ep->id->device, buf->dma, buf->len,
 				      DMA_TO_DEVICE);
 	xprt->sc_buf[slot] = buf;
-	return ib_post_send(ep->id->qp, &wr, NULL);
+	if (!push)
+		return ib_post_send(ep->id->qp, &wr, NULL);
+	push->wr.wr.next = &wr;
+	return ib_post_send(ep->id->qp, &push->wr.wr, NULL);
 }
 
-/* What a posted Send changed: the DONE it carried is told, the chunk it
- * advertised waits for the peer, the counters.
+/* What a posted Send changed: the DONE it carried is told, the landing
+ * buffer it advertised is out, the chunk it advertised waits for the
+ * peer, the counters.
  */
 static void xrdma_send_posted(struct xrdma_xprt *xprt,
 			      const struct xrdma_out *out,
@@ -213,6 +226,10 @@ static void xrdma_send_posted(struct xrdma_xprt *xprt,
 	lockdep_assert_held(&xprt->send_lock);
 	if (msg->flags & XRDMA_HDR_DONE)
 		xprt->done_pending = false;
+	if (msg->flags & XRDMA_HDR_LAND)
+		xrdma_land_offered(xprt, msg->land.rkey);
+	if (out->push)
+		xprt->pushes_posted++;
 	if (out->slot) {
 		out->slot->rkey = out->chunk.rkey;
 		out->slot->armed = true;
@@ -226,12 +243,23 @@ static void xrdma_send_posted(struct xrdma_xprt *xprt,
 		xprt->info.sent++;
 }
 
+/* Give back what a try took for a Send it did not post. */
+static void xrdma_send_unget(struct xrdma_xprt *xprt, struct xrdma_buf *buf,
+			     int slot)
+{
+	xprt->sc_buf[slot] = NULL;
+	xrdma_ring_unget(&xprt->ring);
+	xrdma_pool_put(&xprt->reqs, buf);
+	xprt->credits.sent--;
+}
+
 /* One try under the send lock: -EAGAIN when a credit, a buffer or a
- * slot is missing, which a completion or a peer's message will bring.
+ * slot is missing, which a completion or a peer's message will bring;
+ * -ENOENT for a push that has no landing buffer to go to.
  */
 static int xrdma_try_send(struct xrdma_xprt *xprt, const struct xrdma_out *out)
 {
-	struct xrdma_msg msg;
+	struct xrdma_msg msg = {};
 	struct xrdma_buf *buf;
 	struct xrdma_ep *ep;
 	bool inv, imm;
@@ -244,6 +272,8 @@ static int xrdma_try_send(struct xrdma_xprt *xprt, const struct xrdma_out *out)
 		return rc;
 	if (out->len > ep->inline_send - XRDMA_HDR_MAX)
 		return -EMSGSIZE;
+	if (out->push && !xrdma_push_ready(xprt))
+		return -ENOENT;
 	if (!xrdma_credits_avail(&xprt->credits))
 		return -EAGAIN;
 	buf = xrdma_pool_get(&xprt->reqs);
@@ -255,16 +285,22 @@ static int xrdma_try_send(struct xrdma_xprt *xprt, const struct xrdma_out *out)
 		return -EAGAIN;
 	}
 	xrdma_credits_take(&xprt->credits);
+	if (out->push) {
+		rc = xrdma_push_prep(xprt, ep, out->push, &msg);
+		if (rc) {
+			xrdma_send_unget(xprt, buf, slot);
+			return rc;
+		}
+	}
 	imm = xrdma_send_fill(xprt, ep, buf, out, &msg);
 	inv = xrdma_send_inv_key(ep, out, &msg, &rkey);
 	hdr = xrdma_hdr_encode_imm(&msg);
 	rc = xrdma_send_post(xprt, ep, buf, slot, inv ? &rkey : NULL,
-			     imm ? &hdr : NULL);
+			     imm ? &hdr : NULL, out->push);
 	if (rc) {
-		xprt->sc_buf[slot] = NULL;
-		xrdma_ring_unget(&xprt->ring);
-		xrdma_pool_put(&xprt->reqs, buf);
-		xprt->credits.sent--;
+		if (out->push)
+			xrdma_push_unprep(ep, out->push);
+		xrdma_send_unget(xprt, buf, slot);
 		xrdma_ep_force_disconnect(ep);
 		return rc;
 	}
@@ -342,12 +378,16 @@ static int xrdma_send_msg(struct xrdma_xprt *xprt, const void *data,
 		.inv = inv,
 		.rkey = rkey,
 	};
+	int rc;
 
 	if (len > XRDMA_MAX_SEND)
 		return -EMSGSIZE;
-	if (xrdma_send_chunked(len, xrdma_send_limit(xprt)))
-		return xrdma_chunk_send(xprt, data, len, &out);
-	return xrdma_send_wait(xprt, &out);
+	if (!xrdma_send_chunked(len, xrdma_send_limit(xprt)))
+		return xrdma_send_wait(xprt, &out);
+	rc = xrdma_push_send(xprt, data, len, &out);
+	if (rc != -ENOENT)
+		return rc;
+	return xrdma_chunk_send(xprt, data, len, &out);
 }
 
 /**
@@ -356,18 +396,22 @@ static int xrdma_send_msg(struct xrdma_xprt *xprt, const void *data,
  * @data: the message
  * @len: its length, at most XRDMA_MAX_SEND
  *
- * The message is copied; @data may be reused on return.  Within the
- * connection's inline size it goes in one Send; above, as a chunk the
- * peer pulls (xrdma_ops.recv there sees the whole message all the
- * same).  Waits for a credit and a send context (a chunk: also for a
- * chunk slot and its registration) for at most the transport's
- * timeout each.
+ * @data may be reused on return.  Within the connection's inline size
+ * the message is copied into one Send.  Above, it is written straight
+ * into a landing buffer the peer advertised, if one is in hand and
+ * @data is in the kernel's linear map (kmalloc'ed; this then returns
+ * once the device has read it), or else copied into a chunk the peer
+ * pulls; xrdma_ops.recv there sees the whole message all the same.
+ * Waits for a credit and a send context (a chunk: also for a chunk
+ * slot and its registration) for at most the transport's timeout
+ * each.
  *
  * Context: process context, may sleep (also from xrdma_ops.recv).
  * Return: 0 when posted; -ENOTCONN without a connection; -EMSGSIZE
  * above XRDMA_MAX_SEND; -ETIMEDOUT when no credit or slot came;
- * -ERESTARTSYS on a signal; -ENOMEM; the error of the registration; or
- * the error of ib_post_send(), which forces a disconnect.
+ * -ERESTARTSYS on a signal; -ENOMEM; the error of the registration;
+ * -EIO when a push's WRITE failed; or the error of ib_post_send(),
+ * which forces a disconnect.
  */
 int xrdma_send(struct xrdma_xprt *xprt, const void *data, u32 len)
 {

@@ -161,6 +161,7 @@ EXPORT_SYMBOL_GPL(xrdma_xprt_destroy);
 void xrdma_xprt_free(struct xrdma_xprt *xprt)
 {
 	xrdma_frwr_destroy(xprt);
+	xrdma_lands_free(xprt);
 	xrdma_rctx_destroy(xprt);
 	xrdma_sendctx_destroy(xprt);
 	xrdma_pool_destroy(&xprt->reps);

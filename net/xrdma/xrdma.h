@@ -28,14 +28,18 @@
 /* One Send in this many is signalled (at least one per ring). */
 #define XRDMA_SIGNAL_EVERY	8
 #define XRDMA_RECONNECT_MAX_MS	60000
-/* 2: the message header has optional DONE and CHUNK fields. */
-#define XRDMA_CM_VERSION	2
+/* 3: the message header has optional DONE, CHUNK, PUSHED and LAND fields. */
+#define XRDMA_CM_VERSION	3
 /* struct xrdma_cm_private.flags: this end takes SEND_WITH_INV. */
 #define XRDMA_CM_F_REMOTE_INV	0x01
 /* struct xrdma_cm_private.flags: this end's device has immediate data,
  * so it sends and takes a plain message's header there (hdr.c).
  */
 #define XRDMA_CM_F_IMM_HDR	0x02
+/* struct xrdma_cm_private.flags: this end advertises landing buffers
+ * and takes messages pushed into them (land.c).
+ */
+#define XRDMA_CM_F_LAND		0x04
 #define XRDMA_CM_MAGIC		0x78726d61	/* "xrma" */
 
 /**
@@ -281,7 +285,10 @@ struct xrdma_rctx {
  *
  * Optional fields follow in this order: with XRDMA_HDR_DONE a __be32,
  * the key of a chunk of the receiver's that the sender has pulled;
- * with XRDMA_HDR_CHUNK a struct xrdma_hdr_chunk, and no payload.
+ * with XRDMA_HDR_CHUNK a struct xrdma_hdr_chunk, and no payload; with
+ * XRDMA_HDR_PUSHED a struct xrdma_hdr_pushed, and no payload; with
+ * XRDMA_HDR_LAND a struct xrdma_hdr_chunk that advertises a landing
+ * buffer of the sender's.
  */
 struct xrdma_hdr {
 	__be32 credits;
@@ -301,16 +308,33 @@ struct xrdma_hdr_chunk {
 	__be32 len;
 } __packed;
 
+/**
+ * struct xrdma_hdr_pushed - where a pushed message's payload landed
+ * @rkey: the key of the receiver's landing buffer it was written to
+ * @len: its length, the message's, 1 to XRDMA_MAX_SEND bytes
+ */
+struct xrdma_hdr_pushed {
+	__be32 rkey;
+	__be32 len;
+} __packed;
+
 /* The message is for the user. */
-#define XRDMA_HDR_DATA	0x1
+#define XRDMA_HDR_DATA		0x01
 /* A DONE field follows: the sender is done with a chunk of ours. */
-#define XRDMA_HDR_DONE	0x2
+#define XRDMA_HDR_DONE		0x02
 /* A CHUNK field follows: the payload is to be pulled from there. */
-#define XRDMA_HDR_CHUNK	0x4
-#define XRDMA_HDR_FLAGS	(XRDMA_HDR_DATA | XRDMA_HDR_DONE | XRDMA_HDR_CHUNK)
+#define XRDMA_HDR_CHUNK		0x04
+/* A PUSHED field follows: the payload was written to our landing buffer. */
+#define XRDMA_HDR_PUSHED	0x08
+/* A LAND field follows: a landing buffer of the sender's to push into. */
+#define XRDMA_HDR_LAND		0x10
+#define XRDMA_HDR_FLAGS		(XRDMA_HDR_DATA | XRDMA_HDR_DONE | \
+				 XRDMA_HDR_CHUNK | XRDMA_HDR_PUSHED | \
+				 XRDMA_HDR_LAND)
 /* Room every buffer keeps for the header with all its fields. */
-#define XRDMA_HDR_MAX	(sizeof(struct xrdma_hdr) + sizeof(__be32) + \
-			 sizeof(struct xrdma_hdr_chunk))
+#define XRDMA_HDR_MAX		(sizeof(struct xrdma_hdr) + sizeof(__be32) + \
+				 2 * sizeof(struct xrdma_hdr_chunk) + \
+				 sizeof(struct xrdma_hdr_pushed))
 
 /**
  * struct xrdma_msg - a message header in host order
@@ -320,6 +344,9 @@ struct xrdma_hdr_chunk {
  * @done: with XRDMA_HDR_DONE, the key of the receiver's chunk that the
  *	sender pulled
  * @chunk: with XRDMA_HDR_CHUNK, the payload's place at the sender
+ * @pushed: with XRDMA_HDR_PUSHED, the landing buffer's key and the
+ *	payload's length (@pushed.addr is not on the wire)
+ * @land: with XRDMA_HDR_LAND, a landing buffer of the sender's
  */
 struct xrdma_msg {
 	u32 credits;
@@ -327,6 +354,8 @@ struct xrdma_msg {
 	u32 len;
 	u32 done;
 	struct xrdma_remote chunk;
+	struct xrdma_remote pushed;
+	struct xrdma_remote land;
 };
 
 u32 xrdma_hdr_size(u32 flags);
@@ -370,6 +399,68 @@ struct xrdma_pull {
 	struct ib_cqe cqe;
 	struct completion done;
 	int status;
+};
+
+/* Landing buffers each end keeps for the peer to push into (land.c). */
+#define XRDMA_LANDS	2
+
+/**
+ * enum xrdma_land_state - where a landing buffer of ours stands
+ * @XRDMA_LAND_IDLE: not registered (no connection yet, or in use)
+ * @XRDMA_LAND_READY: registered for remote WRITE, not advertised yet
+ * @XRDMA_LAND_OUT: advertised: the peer may push one message into it
+ */
+enum xrdma_land_state {
+	XRDMA_LAND_IDLE,
+	XRDMA_LAND_READY,
+	XRDMA_LAND_OUT,
+};
+
+/**
+ * struct xrdma_land - a landing buffer of ours
+ * @buf: XRDMA_MAX_SEND bytes, kvmalloc'ed at first need and kept for
+ *	the transport's life
+ * @mr: its registration while READY or OUT
+ * @desc: what the registration is advertised as
+ * @state: see enum xrdma_land_state (under the send lock)
+ *
+ * Only the receive work item registers one (READY) and takes one the
+ * peer pushed into to the user (IDLE), and the teardown resets them once
+ * that work is drained; a sender only moves one from READY to OUT when
+ * its Send advertises it.
+ */
+struct xrdma_land {
+	void *buf;
+	struct xrdma_mr *mr;
+	struct xrdma_remote desc;
+	enum xrdma_land_state state;
+};
+
+/**
+ * struct xrdma_push - one message pushed into a peer's landing buffer
+ * @data: the message, in the kernel's linear map (DMA-mapped whole)
+ * @len: its length
+ * @dest: the peer's landing buffer it goes to
+ * @dma: @data's DMA address while the WRITE is posted
+ * @cqe: the WRITE's completion entry
+ * @done: completed with the WRITE
+ * @status: its status
+ * @wr: the WRITE, posted in one chain with the Send that announces it
+ * @sge: its source
+ *
+ * Lives on the sender's stack from xrdma_push_send() to the WRITE's
+ * completion.
+ */
+struct xrdma_push {
+	const void *data;
+	u32 len;
+	struct xrdma_remote dest;
+	u64 dma;
+	struct ib_cqe cqe;
+	struct completion done;
+	int status;
+	struct ib_rdma_wr wr;
+	struct ib_sge sge;
 };
 
 /**
@@ -429,6 +520,8 @@ struct xrdma_cm_ctx {
  * @rd_atom: RDMA READs this end may have in flight, and serve, at once
  * @remote_inv: our device sends SEND_WITH_INV and the peer takes it
  * @imm_hdr: both ends carry a plain message's header as immediate data
+ * @land: the peer takes messages pushed into its landing buffers, so we
+ *	advertise ours
  */
 struct xrdma_ep {
 	struct xrdma_cm_ctx ctx;
@@ -452,6 +545,7 @@ struct xrdma_ep {
 	u8 rd_atom;
 	bool remote_inv;
 	bool imm_hdr;
+	bool land;
 };
 
 /**
@@ -489,6 +583,12 @@ struct xrdma_ep {
  * @done_pending: the peer's chunk @done_rkey was pulled and the peer
  *	not told yet; the next Send carries it (under @send_lock)
  * @done_rkey: its key
+ * @lands: our landing buffers
+ * @peer_lands: landing buffers the peer advertised and we did not use
+ *	yet, @nr_peer_lands of them (under @send_lock)
+ * @nr_peer_lands: see @peer_lands
+ * @pushes_posted: pushes whose WRITE did not complete yet (under
+ *	@send_lock)
  */
 struct xrdma_xprt {
 	struct xrdma_opts opts;
@@ -522,6 +622,10 @@ struct xrdma_xprt {
 	struct xrdma_pull pull;
 	bool done_pending;
 	u32 done_rkey;
+	struct xrdma_land lands[XRDMA_LANDS];
+	struct xrdma_remote peer_lands[XRDMA_LANDS];
+	unsigned int nr_peer_lands;
+	unsigned int pushes_posted;
 };
 
 /**
@@ -598,6 +702,8 @@ void xrdma_disconnect_worker(struct work_struct *work);
  * @slot: with XRDMA_HDR_CHUNK, armed once the Send is posted
  * @inv: invalidate the peer's key @rkey with this Send
  * @rkey: see @inv
+ * @push: a message to push into a landing buffer of the peer's, with
+ *	a WRITE posted right before this Send, which announces it
  */
 struct xrdma_out {
 	const void *data;
@@ -607,6 +713,7 @@ struct xrdma_out {
 	struct xrdma_chunk *slot;
 	bool inv;
 	u32 rkey;
+	struct xrdma_push *push;
 };
 
 /* send.c */
@@ -628,6 +735,29 @@ int xrdma_chunk_recv(struct xrdma_xprt *xprt,
 		     const struct xrdma_remote *chunk);
 void xrdma_chunks_reset(struct xrdma_xprt *xprt);
 void xrdma_pull_init(struct xrdma_xprt *xprt);
+
+/* land.c */
+bool xrdma_push_source_ok(const void *data, u32 len);
+int xrdma_push_send(struct xrdma_xprt *xprt, const void *data, u32 len,
+		    struct xrdma_out *out);
+bool xrdma_push_ready(struct xrdma_xprt *xprt);
+int xrdma_push_prep(struct xrdma_xprt *xprt, struct xrdma_ep *ep,
+		    struct xrdma_push *push, struct xrdma_msg *msg);
+void xrdma_push_unprep(struct xrdma_ep *ep, struct xrdma_push *push);
+#if IS_ENABLED(CONFIG_KUNIT)
+bool xrdma_peer_land_add(struct xrdma_remote *lands, unsigned int *nr,
+			 const struct xrdma_remote *land);
+bool xrdma_peer_land_take(struct xrdma_remote *lands, unsigned int *nr,
+			  struct xrdma_remote *land);
+#endif
+void xrdma_land_offer(struct xrdma_xprt *xprt, struct xrdma_msg *msg);
+void xrdma_land_offered(struct xrdma_xprt *xprt, u32 rkey);
+void xrdma_land_heard(struct xrdma_xprt *xprt, const struct xrdma_remote *land);
+int xrdma_land_recv(struct xrdma_xprt *xprt,
+		    const struct xrdma_remote *pushed);
+void xrdma_land_refill(struct xrdma_xprt *xprt);
+void xrdma_lands_reset(struct xrdma_xprt *xprt);
+void xrdma_lands_free(struct xrdma_xprt *xprt);
 
 /* recv.c */
 void xrdma_post_recvs(struct xrdma_xprt *xprt);

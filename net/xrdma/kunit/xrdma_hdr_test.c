@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xrdma_hdr: the message header on the wire (each optional field
- * round-trips, its size follows the flags, every malformed header the
- * peer could send is refused), the header carried as immediate data,
- * and the choice between a Send and a chunk at the inline size.
+ * xrdma_hdr: the message header on the wire (each optional field, DONE,
+ * CHUNK, PUSHED and LAND, round-trips, its size follows the flags,
+ * every malformed header the peer could send is refused), the header
+ * carried as immediate data, and the choice between a Send and a chunk
+ * at the inline size.
  */
 #include "xrdma.h"
 #include "xrdma_kunit.h"
@@ -15,8 +16,12 @@ static void hdr_sizes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xrdma_hdr_size(XRDMA_HDR_DONE), 16U);
 	KUNIT_EXPECT_EQ(test, xrdma_hdr_size(XRDMA_HDR_DATA | XRDMA_HDR_CHUNK),
 			28U);
-	KUNIT_EXPECT_EQ(test, xrdma_hdr_size(XRDMA_HDR_FLAGS), 32U);
-	KUNIT_EXPECT_EQ(test, (u32)XRDMA_HDR_MAX, 32U);
+	KUNIT_EXPECT_EQ(test, xrdma_hdr_size(XRDMA_HDR_DATA | XRDMA_HDR_PUSHED),
+			20U);
+	KUNIT_EXPECT_EQ(test, xrdma_hdr_size(XRDMA_HDR_LAND), 28U);
+	KUNIT_EXPECT_EQ(test, xrdma_hdr_size(XRDMA_HDR_FLAGS), 56U);
+	/* Every buffer has room for a header with every field. */
+	KUNIT_EXPECT_EQ(test, (u32)XRDMA_HDR_MAX, 56U);
 }
 
 static void hdr_roundtrip_inline(struct kunit *test)
@@ -76,6 +81,45 @@ static void hdr_roundtrip_chunk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out.chunk.addr, in.chunk.addr);
 }
 
+static void hdr_roundtrip_push(struct kunit *test)
+{
+	struct xrdma_msg in = {
+		.credits = 3,
+		.flags = XRDMA_HDR_DATA | XRDMA_HDR_DONE | XRDMA_HDR_PUSHED |
+			 XRDMA_HDR_LAND,
+		.done = 0x0badcafe,
+		.pushed = { .rkey = 0x01020304, .len = 65537 },
+		.land = { .addr = 0x8877665544332211ULL, .rkey = 0x55667788,
+			  .len = XRDMA_MAX_SEND },
+	};
+	struct xrdma_msg out;
+	u8 buf[XRDMA_HDR_MAX];
+	u32 hlen;
+
+	hlen = xrdma_hdr_encode(buf, &in);
+	KUNIT_ASSERT_EQ(test, hlen, 40U);
+	/* DONE, then PUSHED (key, length), then LAND. */
+	KUNIT_EXPECT_EQ(test, buf[16], 0x01);
+	KUNIT_EXPECT_EQ(test, buf[23], 0x01);
+	KUNIT_EXPECT_EQ(test, buf[24], 0x88);
+	KUNIT_EXPECT_EQ(test, xrdma_hdr_decode(buf, hlen, &out), 40);
+	KUNIT_EXPECT_EQ(test, out.flags, in.flags);
+	KUNIT_EXPECT_EQ(test, out.done, in.done);
+	KUNIT_EXPECT_EQ(test, out.pushed.rkey, in.pushed.rkey);
+	KUNIT_EXPECT_EQ(test, out.pushed.len, in.pushed.len);
+	KUNIT_EXPECT_EQ(test, out.land.addr, in.land.addr);
+	KUNIT_EXPECT_EQ(test, out.land.rkey, in.land.rkey);
+	KUNIT_EXPECT_EQ(test, out.land.len, in.land.len);
+	KUNIT_EXPECT_EQ(test, out.chunk.len, 0U);
+	/* A landing buffer rides on any Send, a bare credit update too. */
+	in.flags = XRDMA_HDR_LAND;
+	hlen = xrdma_hdr_encode(buf, &in);
+	KUNIT_ASSERT_EQ(test, hlen, 28U);
+	KUNIT_EXPECT_EQ(test, xrdma_hdr_decode(buf, hlen, &out), 28);
+	KUNIT_EXPECT_EQ(test, out.land.rkey, in.land.rkey);
+	KUNIT_EXPECT_EQ(test, out.pushed.len, 0U);
+}
+
 /* Encode @in, then decode @n bytes of it. */
 static int hdr_try(const struct xrdma_msg *in, u32 n)
 {
@@ -127,6 +171,44 @@ static void hdr_malformed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hdr_try(&c, 28), 28);
 }
 
+static void hdr_malformed_push(struct kunit *test)
+{
+	struct xrdma_msg p = {
+		.flags = XRDMA_HDR_DATA | XRDMA_HDR_PUSHED,
+		.pushed = { .rkey = 9, .len = 65537 },
+	};
+	struct xrdma_msg l = {
+		.flags = XRDMA_HDR_LAND,
+		.land = { .addr = 4096, .rkey = 2, .len = XRDMA_MAX_SEND },
+	};
+
+	KUNIT_EXPECT_EQ(test, hdr_try(&p, 19), -EPROTO);
+	KUNIT_EXPECT_EQ(test, hdr_try(&p, 20), 20);
+	/* Pushed and inline bytes, pushed and chunked, pushed to nobody. */
+	p.len = 1;
+	KUNIT_EXPECT_EQ(test, hdr_try(&p, 21), -EPROTO);
+	p.len = 0;
+	p.flags |= XRDMA_HDR_CHUNK;
+	p.chunk.len = 1;
+	KUNIT_EXPECT_EQ(test, hdr_try(&p, 36), -EPROTO);
+	p.flags = XRDMA_HDR_PUSHED;
+	KUNIT_EXPECT_EQ(test, hdr_try(&p, 20), -EPROTO);
+	p.flags = XRDMA_HDR_DATA | XRDMA_HDR_PUSHED;
+	/* Empty, and larger than a message may be. */
+	p.pushed.len = 0;
+	KUNIT_EXPECT_EQ(test, hdr_try(&p, 20), -EPROTO);
+	p.pushed.len = XRDMA_MAX_SEND + 1;
+	KUNIT_EXPECT_EQ(test, hdr_try(&p, 20), -EPROTO);
+	p.pushed.len = XRDMA_MAX_SEND;
+	KUNIT_EXPECT_EQ(test, hdr_try(&p, 20), 20);
+
+	/* A landing buffer cut short, and one too small for a message. */
+	KUNIT_EXPECT_EQ(test, hdr_try(&l, 27), -EPROTO);
+	KUNIT_EXPECT_EQ(test, hdr_try(&l, 28), 28);
+	l.land.len = XRDMA_MAX_SEND - 1;
+	KUNIT_EXPECT_EQ(test, hdr_try(&l, 28), -EPROTO);
+}
+
 static void hdr_chunk_threshold(struct kunit *test)
 {
 	u32 limit = 65536 + XRDMA_HDR_MAX;
@@ -157,6 +239,10 @@ static void hdr_imm(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, xrdma_hdr_imm_ok(&msg));
 	msg.flags = XRDMA_HDR_CHUNK;
 	KUNIT_EXPECT_FALSE(test, xrdma_hdr_imm_ok(&msg));
+	msg.flags = XRDMA_HDR_DATA | XRDMA_HDR_PUSHED;
+	KUNIT_EXPECT_FALSE(test, xrdma_hdr_imm_ok(&msg));
+	msg.flags = XRDMA_HDR_DATA | XRDMA_HDR_LAND;
+	KUNIT_EXPECT_FALSE(test, xrdma_hdr_imm_ok(&msg));
 	msg.flags = 0;		/* a bare credit update */
 	KUNIT_EXPECT_FALSE(test, xrdma_hdr_imm_ok(&msg));
 	msg.flags = XRDMA_HDR_DATA;
@@ -183,7 +269,9 @@ static struct kunit_case xrdma_hdr_cases[] = {
 	KUNIT_CASE(hdr_sizes),
 	KUNIT_CASE(hdr_roundtrip_inline),
 	KUNIT_CASE(hdr_roundtrip_chunk),
+	KUNIT_CASE(hdr_roundtrip_push),
 	KUNIT_CASE(hdr_malformed),
+	KUNIT_CASE(hdr_malformed_push),
 	KUNIT_CASE(hdr_chunk_threshold),
 	KUNIT_CASE(hdr_imm),
 	{}

@@ -10,5 +10,6 @@ extern struct kunit_suite xrdma_credits_suite;
 extern struct kunit_suite xrdma_pool_suite;
 extern struct kunit_suite xrdma_frwr_suite;
 extern struct kunit_suite xrdma_hdr_suite;
+extern struct kunit_suite xrdma_land_suite;
 
 #endif /* _XRDMA_KUNIT_H */

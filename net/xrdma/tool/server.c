@@ -214,10 +214,10 @@ static ssize_t xrping_server_stats_show(struct config_item *item, char *page)
 			atomic64_read(&srv->bad),
 			atomic64_read(&srv->sunk));
 	return at + sysfs_emit_at(page, at,
-				  "chunks_sent %llu\nchunks_received %llu\nsends_inv %llu\nsends_imm %llu\nmr_remote_invs %llu\nmr_invs_skipped %llu\nmr_invs %llu\n",
-				  x.chunks_sent, x.chunks_received, x.sends_inv,
-				  x.sends_imm, x.mr_remote_invs, x.mr_invs_skipped,
-				  x.mr_invs);
+				  "chunks_sent %llu\nchunks_received %llu\npushes_sent %llu\npushes_received %llu\nsends_inv %llu\nsends_imm %llu\nmr_remote_invs %llu\nmr_invs_skipped %llu\nmr_invs %llu\n",
+				  x.chunks_sent, x.chunks_received, x.pushes_sent,
+				  x.pushes_received, x.sends_inv, x.sends_imm,
+				  x.mr_remote_invs, x.mr_invs_skipped, x.mr_invs);
 }
 
 CONFIGFS_ATTR(xrping_server_, addr);

@@ -67,6 +67,8 @@ void xrping_xinfo_add(struct xrdma_info *sum, const struct xrdma_info *info)
 	sum->chunks_received += info->chunks_received;
 	sum->sends_inv += info->sends_inv;
 	sum->sends_imm += info->sends_imm;
+	sum->pushes_sent += info->pushes_sent;
+	sum->pushes_received += info->pushes_received;
 	sum->mr_remote_invs += info->mr_remote_invs;
 	sum->mr_invs_skipped += info->mr_invs_skipped;
 	sum->mr_regs += info->mr_regs;
@@ -144,8 +146,9 @@ static int xrping_format_chunks(const struct xrping_result *res, bool send,
 				    "mr_regs %llu\nmr_invs %llu\nmr_dropped %llu\n",
 				    x->mr_regs, x->mr_invs, x->mr_dropped);
 	return at + sysfs_emit_at(page, at,
-				  "chunks_sent %llu\nchunks_received %llu\nsends_inv %llu\nsends_imm %llu\nmr_remote_invs %llu\nmr_invs_skipped %llu\n",
+				  "chunks_sent %llu\nchunks_received %llu\npushes_sent %llu\npushes_received %llu\nsends_inv %llu\nsends_imm %llu\nmr_remote_invs %llu\nmr_invs_skipped %llu\n",
 				  x->chunks_sent, x->chunks_received,
+				  x->pushes_sent, x->pushes_received,
 				  x->sends_inv, x->sends_imm, x->mr_remote_invs,
 				  x->mr_invs_skipped);
 }
