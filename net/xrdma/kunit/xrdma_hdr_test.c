@@ -51,6 +51,16 @@ static void hdr_roundtrip_inline(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out.chunk.len, 0U);
 }
 
+/* A descriptor of registered memory (CHUNK, LAND) came through whole. */
+static void hdr_expect_remote(struct kunit *test,
+			      const struct xrdma_remote *got,
+			      const struct xrdma_remote *want)
+{
+	KUNIT_EXPECT_EQ(test, got->addr, want->addr);
+	KUNIT_EXPECT_EQ(test, got->rkey, want->rkey);
+	KUNIT_EXPECT_EQ(test, got->len, want->len);
+}
+
 static void hdr_roundtrip_chunk(struct kunit *test)
 {
 	struct xrdma_msg in = {
@@ -68,9 +78,7 @@ static void hdr_roundtrip_chunk(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, hlen, 32U);
 	KUNIT_EXPECT_EQ(test, xrdma_hdr_decode(buf, hlen, &out), 32);
 	KUNIT_EXPECT_EQ(test, out.done, in.done);
-	KUNIT_EXPECT_EQ(test, out.chunk.addr, in.chunk.addr);
-	KUNIT_EXPECT_EQ(test, out.chunk.rkey, in.chunk.rkey);
-	KUNIT_EXPECT_EQ(test, out.chunk.len, in.chunk.len);
+	hdr_expect_remote(test, &out.chunk, &in.chunk);
 	/* Without DONE the chunk follows the fixed part directly. */
 	in.flags = XRDMA_HDR_DATA | XRDMA_HDR_CHUNK;
 	hlen = xrdma_hdr_encode(buf, &in);
@@ -107,9 +115,7 @@ static void hdr_roundtrip_push(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out.done, in.done);
 	KUNIT_EXPECT_EQ(test, out.pushed.rkey, in.pushed.rkey);
 	KUNIT_EXPECT_EQ(test, out.pushed.len, in.pushed.len);
-	KUNIT_EXPECT_EQ(test, out.land.addr, in.land.addr);
-	KUNIT_EXPECT_EQ(test, out.land.rkey, in.land.rkey);
-	KUNIT_EXPECT_EQ(test, out.land.len, in.land.len);
+	hdr_expect_remote(test, &out.land, &in.land);
 	KUNIT_EXPECT_EQ(test, out.chunk.len, 0U);
 	/* A landing buffer rides on any Send, a bare credit update too. */
 	in.flags = XRDMA_HDR_LAND;
@@ -128,6 +134,21 @@ static int hdr_try(const struct xrdma_msg *in, u32 n)
 
 	xrdma_hdr_encode(buf, in);
 	return xrdma_hdr_decode(buf, n, &out);
+}
+
+/* A payload away from the Send (chunked or pushed; @len is its length
+ * in @m, whose header is @n bytes) is neither empty nor larger than a
+ * message may be.
+ */
+static void hdr_expect_away_len(struct kunit *test, struct xrdma_msg *m,
+				u32 *len, u32 n)
+{
+	*len = 0;
+	KUNIT_EXPECT_EQ(test, hdr_try(m, n), -EPROTO);
+	*len = XRDMA_MAX_SEND + 1;
+	KUNIT_EXPECT_EQ(test, hdr_try(m, n), -EPROTO);
+	*len = XRDMA_MAX_SEND;
+	KUNIT_EXPECT_EQ(test, hdr_try(m, n), (int)n);
 }
 
 static void hdr_malformed(struct kunit *test)
@@ -162,13 +183,7 @@ static void hdr_malformed(struct kunit *test)
 	c.flags = XRDMA_HDR_CHUNK;
 	KUNIT_EXPECT_EQ(test, hdr_try(&c, 28), -EPROTO);
 	c.flags = XRDMA_HDR_DATA | XRDMA_HDR_CHUNK;
-	/* Empty, and larger than a message may be. */
-	c.chunk.len = 0;
-	KUNIT_EXPECT_EQ(test, hdr_try(&c, 28), -EPROTO);
-	c.chunk.len = XRDMA_MAX_SEND + 1;
-	KUNIT_EXPECT_EQ(test, hdr_try(&c, 28), -EPROTO);
-	c.chunk.len = XRDMA_MAX_SEND;
-	KUNIT_EXPECT_EQ(test, hdr_try(&c, 28), 28);
+	hdr_expect_away_len(test, &c, &c.chunk.len, 28);
 }
 
 static void hdr_malformed_push(struct kunit *test)
@@ -194,13 +209,7 @@ static void hdr_malformed_push(struct kunit *test)
 	p.flags = XRDMA_HDR_PUSHED;
 	KUNIT_EXPECT_EQ(test, hdr_try(&p, 20), -EPROTO);
 	p.flags = XRDMA_HDR_DATA | XRDMA_HDR_PUSHED;
-	/* Empty, and larger than a message may be. */
-	p.pushed.len = 0;
-	KUNIT_EXPECT_EQ(test, hdr_try(&p, 20), -EPROTO);
-	p.pushed.len = XRDMA_MAX_SEND + 1;
-	KUNIT_EXPECT_EQ(test, hdr_try(&p, 20), -EPROTO);
-	p.pushed.len = XRDMA_MAX_SEND;
-	KUNIT_EXPECT_EQ(test, hdr_try(&p, 20), 20);
+	hdr_expect_away_len(test, &p, &p.pushed.len, 20);
 
 	/* A landing buffer cut short, and one too small for a message. */
 	KUNIT_EXPECT_EQ(test, hdr_try(&l, 27), -EPROTO);
