@@ -201,8 +201,9 @@ void xrdma_push_unprep(struct xrdma_ep *ep, struct xrdma_push *push)
  *
  * Context: process context, may sleep.
  * Return: 0 when the message is sent; -ENOENT when it cannot be pushed
- * now (send a chunk instead); -EIO when the WRITE failed (the
- * connection is going); else the error of xrdma_send_wait().
+ * now (send a chunk instead); -ENOTCONN when the connection went before
+ * the WRITE was done, -EIO when the WRITE failed otherwise (the
+ * connection is going either way); else the error of xrdma_send_wait().
  */
 int xrdma_push_send(struct xrdma_xprt *xprt, const void *data, u32 len,
 		    struct xrdma_out *out)
@@ -226,7 +227,10 @@ int xrdma_push_send(struct xrdma_xprt *xprt, const void *data, u32 len,
 	if (rc)
 		return rc;
 	wait_for_completion(&push.done);
-	return push.status == IB_WC_SUCCESS ? 0 : -EIO;
+	if (push.status == IB_WC_SUCCESS)
+		return 0;
+	/* Flushed: the connection went with the message. */
+	return push.status == IB_WC_WR_FLUSH_ERR ? -ENOTCONN : -EIO;
 }
 
 /**

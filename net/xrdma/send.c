@@ -410,8 +410,9 @@ static int xrdma_send_msg(struct xrdma_xprt *xprt, const void *data,
  * Return: 0 when posted; -ENOTCONN without a connection; -EMSGSIZE
  * above XRDMA_MAX_SEND; -ETIMEDOUT when no credit or slot came;
  * -ERESTARTSYS on a signal; -ENOMEM; the error of the registration;
- * -EIO when a push's WRITE failed; or the error of ib_post_send(),
- * which forces a disconnect.
+ * -ENOTCONN also when the connection went before a push's WRITE was
+ * done, -EIO when the WRITE failed otherwise; or the error of
+ * ib_post_send(), which forces a disconnect.
  */
 int xrdma_send(struct xrdma_xprt *xprt, const void *data, u32 len)
 {

@@ -139,6 +139,29 @@ xrdma_server_start rxe4 "$CM_RXE_ADDR4" "$port" inline_size=65536 ||
 xrdma_test_finish rc || true
 check_reconnected "reconnect after the server restarted" 200
 
+# The same with 1 MiB messages over siw: the client keeps its landing
+# buffers across the connections and registers them again on the new
+# one, whose server has new ones; after the first one or two messages
+# of each connection every message is pushed, each way.
+xrdma_test_start rl "$CM_SIW_ADDR4" "$port" size=1048576 count=40 \
+	inline_size=65536 reconnect_ms=100 || true
+nap 0.5
+xrdma_server_stop siw4 || failed=$((failed + 1))
+nap 0.5
+xrdma_server_start siw4 "$CM_SIW_ADDR4" "$port" inline_size=65536 ||
+	fail "cannot restart server siw4"
+xrdma_test_finish rl || true
+check_reconnected "1 MiB messages across a reconnect" 40
+if [ "${xrdma_r[pushes_sent]:-0}" -lt 20 ] ||
+   [ "${xrdma_r[pushes_received]:-0}" -lt 20 ]; then
+	echo "FAIL: 1 MiB across a reconnect: ${xrdma_r[pushes_sent]:-0}" \
+		"pushed, ${xrdma_r[pushes_received]:-0} pushed to us, not 20" >&2
+	failed=$((failed + 1))
+else
+	echo "   ${xrdma_r[pushes_sent]} pushed and ${xrdma_r[chunks_sent]}" \
+		"chunks sent, ${xrdma_r[pushes_received]} pushed to us"
+fi
+
 # Device removal in the middle of a run: the endpoints let go, rxe0
 # unregisters (rdma link delete returns), it comes back, the client
 # reconnects and finishes.
@@ -155,7 +178,7 @@ xrdma_test_finish dr || true
 check_reconnected "reconnect after rxe0 was removed and added" 600
 
 # Every id, QP, CQ and PD the module made is gone.
-xrdma_cleanup t rc dr rxe4 rxe6 siw4 siw6 || failed=$((failed + 1))
+xrdma_cleanup t rc rl dr rxe4 rxe6 siw4 siw6 || failed=$((failed + 1))
 echo "validated round trips in all: $validated"
 [ "$validated" -ge 10000 ] || fail "fewer than 10,000 validated round trips"
 [ "$failed" = 0 ] || fail "$failed checks failed"
