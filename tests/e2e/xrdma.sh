@@ -128,30 +128,36 @@ restart() {
 		fail "cannot restart server $1"
 }
 
+# restart_under NAME SERVER ADDR PAUSE COUNT WHAT [ATTR=VALUE...]: a
+# run of COUNT messages with reconnect, during which SERVER goes away
+# PAUSE s into it and comes back half a second later; the run must pass
+# whole, with a reconnect.
+restart_under() {
+	local name=$1 srv=$2 addr=$3 pause=$4 count=$5 what=$6
+
+	shift 6
+	xrdma_test_start "$name" "$addr" "$port" "count=$count" \
+		reconnect_ms=100 "$@" || true
+	nap "$pause"
+	xrdma_server_stop "$srv" || failed=$((failed + 1))
+	nap 0.5
+	xrdma_server_start "$srv" "$addr" "$port" inline_size=65536 ||
+		fail "cannot restart server $srv"
+	xrdma_test_finish "$name" || true
+	check_reconnected "$what" "$count"
+}
+
 # Reconnect with backoff: the server goes away in the middle of a run
 # and comes back; the client's message in flight is sent again.
-xrdma_test_start rc "$CM_RXE_ADDR4" "$port" count=200 reconnect_ms=100 || true
-nap 0.3
-xrdma_server_stop rxe4 || failed=$((failed + 1))
-nap 0.5
-xrdma_server_start rxe4 "$CM_RXE_ADDR4" "$port" inline_size=65536 ||
-	fail "cannot restart server rxe4"
-xrdma_test_finish rc || true
-check_reconnected "reconnect after the server restarted" 200
+restart_under rc rxe4 "$CM_RXE_ADDR4" 0.3 200 \
+	"reconnect after the server restarted"
 
 # The same with 1 MiB messages over siw: the client keeps its landing
 # buffers across the connections and registers them again on the new
 # one, whose server has new ones; after the first one or two messages
 # of each connection every message is pushed, each way.
-xrdma_test_start rl "$CM_SIW_ADDR4" "$port" size=1048576 count=40 \
-	inline_size=65536 reconnect_ms=100 || true
-nap 0.5
-xrdma_server_stop siw4 || failed=$((failed + 1))
-nap 0.5
-xrdma_server_start siw4 "$CM_SIW_ADDR4" "$port" inline_size=65536 ||
-	fail "cannot restart server siw4"
-xrdma_test_finish rl || true
-check_reconnected "1 MiB messages across a reconnect" 40
+restart_under rl siw4 "$CM_SIW_ADDR4" 0.5 40 \
+	"1 MiB messages across a reconnect" size=1048576 inline_size=65536
 if [ "${xrdma_r[pushes_sent]:-0}" -lt 20 ] ||
    [ "${xrdma_r[pushes_received]:-0}" -lt 20 ]; then
 	echo "FAIL: 1 MiB across a reconnect: ${xrdma_r[pushes_sent]:-0}" \
