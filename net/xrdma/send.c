@@ -126,9 +126,10 @@ VISIBLE_IF_KUNIT bool xrdma_send_signal(struct xrdma_xprt *xprt, u32 len)
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_send_signal);
 
-/* The header (with a pending DONE, if any) and the inline payload; or,
- * when the connection carries this header as immediate data (returns
- * true), the payload alone.
+/* The header (with a pending DONE and a landing buffer to advertise,
+ * if any) and the inline payload; or, when the connection carries this
+ * header as immediate data (returns true), the payload alone.  @msg
+ * comes zeroed, or with the PUSHED field of xrdma_push_prep().
  */
 static bool xrdma_send_fill(struct xrdma_xprt *xprt,
 			    const struct xrdma_ep *ep, struct xrdma_buf *buf,

@@ -39,13 +39,13 @@
  * @msg: scratch buffer for the message being sent
  * @connects: the transport's connection count after the first connect
  * @inline_send: the largest message that goes inline on the connection
- * @chained: the receive callback sends the next message, up to @target
- * @target: the messages of the run
+ * @target: 0, or the messages of a run whose receive callback sends
+ *	each next message itself (one in flight, inline)
  * @rc: the error of a send from the receive callback
  *
  * @echoed, @errors, @rtt and @rc are written by the receive callback
- * only; @sent, @t_sent and @msg by the run, or once the run is
- * @chained by the callback only; @t_sent[i] is rewritten only after
+ * only; @sent, @t_sent and @msg by the run, or once the run set
+ * @target by the callback only; @t_sent[i] is rewritten only after
  * its echo came.
  */
 struct xrping_conn {
@@ -61,7 +61,6 @@ struct xrping_conn {
 	u8 *msg;
 	u64 connects;
 	u32 inline_send;
-	bool chained;
 	u32 target;
 	int rc;
 };
@@ -95,7 +94,7 @@ static void xrping_client_recv(struct xrdma_xprt *xprt, const void *data,
 		c->errors++;
 	/* Pairs with the acquire in xrping_echoed(). */
 	smp_store_release(&c->echoed, seq + 1);
-	if (c->chained && seq + 1 < c->target && !c->rc)
+	if (seq + 1 < c->target && !c->rc)
 		WRITE_ONCE(c->rc, xrping_send_next(c));
 	wake_up(&c->wait);
 }
@@ -227,7 +226,6 @@ static int xrping_conn_run(struct xrping_conn *c, u32 n, unsigned int ms)
 
 	if (c->window == 1 && n && c->size <= c->inline_send) {
 		c->target = n;
-		c->chained = true;
 		rc = xrping_send_next(c);
 		return rc ? rc : xrping_wait_chain(c, n, ms);
 	}
