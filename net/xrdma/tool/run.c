@@ -28,7 +28,8 @@
 /**
  * struct xrping_conn - one connection of a run
  * @xprt: its transport
- * @wait: woken by each echo
+ * @wait: woken by each echo; in a chained run by the last one or a
+ *	failed send only
  * @sent: messages sent
  * @echoed: echoes received (they come back in order)
  * @errors: echoes that did not match their message
@@ -77,12 +78,16 @@ static int xrping_send_next(struct xrping_conn *c)
 	return xrdma_send(c->xprt, c->msg, c->size);
 }
 
-/* Runs in the receive CQ's work item, one echo at a time, in order. */
+/* Runs in the receive CQ's work item, one echo at a time, in order.
+ * In a chained run the thread hears only of the last echo or of a
+ * failed send.
+ */
 static void xrping_client_recv(struct xrdma_xprt *xprt, const void *data,
 			       u32 len)
 {
 	struct xrping_conn *c = xrdma_xprt_priv(xprt);
 	u32 seq = c->echoed;
+	int rc;
 
 	if (seq == READ_ONCE(c->sent)) {
 		c->errors++;	/* an echo of nothing we sent */
@@ -94,8 +99,12 @@ static void xrping_client_recv(struct xrdma_xprt *xprt, const void *data,
 		c->errors++;
 	/* Pairs with the acquire in xrping_echoed(). */
 	smp_store_release(&c->echoed, seq + 1);
-	if (seq + 1 < c->target && !c->rc)
-		WRITE_ONCE(c->rc, xrping_send_next(c));
+	if (seq + 1 < c->target && !c->rc) {
+		rc = xrping_send_next(c);
+		if (!rc)
+			return;	/* the chain goes on: nobody to wake */
+		WRITE_ONCE(c->rc, rc);
+	}
 	wake_up(&c->wait);
 }
 
@@ -201,22 +210,32 @@ static int xrping_wait_echo(struct xrping_conn *c, u32 until, unsigned int ms)
 	return left ? 0 : -ETIMEDOUT;
 }
 
-/* Echo after echo, each within @ms, until @n came or a send failed. */
+static bool xrping_chain_over(struct xrping_conn *c, u32 n)
+{
+	return xrping_echoed(c, n) || READ_ONCE(c->rc);
+}
+
+/* Until @n echoes came or a send failed; -ETIMEDOUT once no echo came
+ * for @ms.  The receive callback wakes us only at the end.
+ */
 static int xrping_wait_chain(struct xrping_conn *c, u32 n, unsigned int ms)
 {
+	long left;
 	u32 seen;
-	int rc;
 
 	for (;;) {
-		/* Pairs with the release in xrping_client_recv(). */
-		seen = smp_load_acquire(&c->echoed);
-		if (seen >= n)
-			return 0;
-		rc = xrping_wait_echo(c, seen + 1, ms);
+		seen = READ_ONCE(c->echoed);
+		left = wait_event_interruptible_timeout(c->wait,
+							xrping_chain_over(c, n),
+							msecs_to_jiffies(ms) + 1);
+		if (left < 0)
+			return left;
 		if (READ_ONCE(c->rc))
 			return READ_ONCE(c->rc);
-		if (rc)
-			return rc;
+		if (left)
+			return 0;
+		if (READ_ONCE(c->echoed) == seen)
+			return -ETIMEDOUT;
 	}
 }
 
