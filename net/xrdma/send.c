@@ -104,21 +104,21 @@ void xrdma_sendctx_reset(struct xrdma_xprt *xprt)
  * xrdma_send_signal() - should the Send about to be posted be signalled?
  * @xprt: the transport; its ring slot for the Send is taken
  * @len: the Send's bytes
+ * @signal_from: the connection's xrdma_ep.signal_from
  *
  * One Send in XRDMA_SIGNAL_EVERY, and always the one that fills the
  * ring: a sender waiting for a slot then has a completion coming.  A
- * Send of a page or more is signalled too: its completion costs little
- * next to its bytes, and siw pushes an unsignalled one to TCP page by
- * page instead of in one copy, which more than doubled the latency of
- * 4 KiB messages (Documentation/benchmarks.rst).
+ * Send of @signal_from bytes or more is signalled too (see
+ * xrdma_ep_setup_qp()).
  *
  * Context: @xprt's send lock held.
  * Return: true to signal it.
  */
-VISIBLE_IF_KUNIT bool xrdma_send_signal(struct xrdma_xprt *xprt, u32 len)
+VISIBLE_IF_KUNIT bool xrdma_send_signal(struct xrdma_xprt *xprt, u32 len,
+					u32 signal_from)
 {
 	lockdep_assert_held(&xprt->send_lock);
-	if (++xprt->unsignalled < XRDMA_SIGNAL_EVERY && len < PAGE_SIZE &&
+	if (++xprt->unsignalled < XRDMA_SIGNAL_EVERY && len < signal_from &&
 	    xrdma_ring_in_use(&xprt->ring) < xprt->ring.size - 1)
 		return false;
 	xprt->unsignalled = 0;
@@ -205,7 +205,7 @@ static int xrdma_send_post(struct xrdma_xprt *xprt, struct xrdma_ep *ep,
 		wr.opcode = IB_WR_SEND_WITH_IMM;
 		wr.ex.imm_data = *imm;
 	}
-	if (xrdma_send_signal(xprt, buf->len))
+	if (xrdma_send_signal(xprt, buf->len, ep->signal_from))
 		wr.send_flags = IB_SEND_SIGNALED;
 	ib_dma_sync_single_for_device(ep->id->device, buf->dma, buf->len,
 				      DMA_TO_DEVICE);

@@ -522,6 +522,8 @@ struct xrdma_cm_ctx {
  * @imm_hdr: both ends carry a plain message's header as immediate data
  * @land: the peer takes messages pushed into its landing buffers, so we
  *	advertise ours
+ * @signal_from: a Send of this many bytes or more is always signalled
+ *	(a page on siw, U32_MAX elsewhere)
  */
 struct xrdma_ep {
 	struct xrdma_cm_ctx ctx;
@@ -546,6 +548,7 @@ struct xrdma_ep {
 	bool remote_inv;
 	bool imm_hdr;
 	bool land;
+	u32 signal_from;
 };
 
 /**
@@ -721,7 +724,7 @@ int xrdma_sendctx_create(struct xrdma_xprt *xprt);
 void xrdma_sendctx_destroy(struct xrdma_xprt *xprt);
 void xrdma_sendctx_reset(struct xrdma_xprt *xprt);
 #if IS_ENABLED(CONFIG_KUNIT)
-bool xrdma_send_signal(struct xrdma_xprt *xprt, u32 len);
+bool xrdma_send_signal(struct xrdma_xprt *xprt, u32 len, u32 signal_from);
 #endif
 void xrdma_send_credit_update(struct xrdma_xprt *xprt);
 int xrdma_send_wait(struct xrdma_xprt *xprt, struct xrdma_out *out);

@@ -132,7 +132,9 @@ static void ring_wraps(struct kunit *test)
 	}
 }
 
-/* How many of @n Sends of @len bytes xrdma_send_signal() signals. */
+/* How many of @n Sends of @len bytes xrdma_send_signal() signals on a
+ * connection that signals every Send of a page or more (as on siw).
+ */
 static unsigned int ring_signals(struct xrdma_xprt *xprt, unsigned int n,
 				 u32 len)
 {
@@ -140,7 +142,7 @@ static unsigned int ring_signals(struct xrdma_xprt *xprt, unsigned int n,
 
 	spin_lock(&xprt->send_lock);
 	for (i = 0; i < n; i++)
-		signalled += xrdma_send_signal(xprt, len);
+		signalled += xrdma_send_signal(xprt, len, PAGE_SIZE);
 	spin_unlock(&xprt->send_lock);
 	return signalled;
 }
@@ -171,6 +173,23 @@ static void ring_signal_policy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ring_signals(xprt, 1, 64), 1U);
 }
 
+/* Where the device does not need it, a page is a small Send. */
+static void ring_signal_pages_only_where_asked(struct kunit *test)
+{
+	struct xrdma_xprt *xprt = kunit_kzalloc(test, sizeof(*xprt),
+						GFP_KERNEL);
+	unsigned int i, signalled = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, xprt);
+	spin_lock_init(&xprt->send_lock);
+	KUNIT_ASSERT_EQ(test, xrdma_ring_init(&xprt->ring, 64), 0);
+	spin_lock(&xprt->send_lock);
+	for (i = 0; i < 4 * XRDMA_SIGNAL_EVERY; i++)
+		signalled += xrdma_send_signal(xprt, XRDMA_MAX_SEND, U32_MAX);
+	spin_unlock(&xprt->send_lock);
+	KUNIT_EXPECT_EQ(test, signalled, 4U);
+}
+
 static struct kunit_case xrdma_ring_cases[] = {
 	KUNIT_CASE(ring_init_rejects_zero),
 	KUNIT_CASE(ring_full),
@@ -179,6 +198,7 @@ static struct kunit_case xrdma_ring_cases[] = {
 	KUNIT_CASE(ring_unget),
 	KUNIT_CASE(ring_wraps),
 	KUNIT_CASE(ring_signal_policy),
+	KUNIT_CASE(ring_signal_pages_only_where_asked),
 	{}
 };
 
