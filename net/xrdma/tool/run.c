@@ -301,7 +301,10 @@ static int xrping_wait_echo_or_loss(struct xrping_conn *c, u32 seq,
 }
 
 /* One message at a time, surviving lost connections: a message whose
- * echo did not come is sent again once the transport reconnected.
+ * echo did not come is sent again once the transport reconnected.  A
+ * push whose WRITE failed (-EIO) is lost with its connection too: the
+ * peer that went away may have taken its landing buffer with it before
+ * the connection was seen to go.
  */
 static int xrping_conn_run_reconnect(struct xrping_conn *c, u32 n,
 				     unsigned int ms)
@@ -319,7 +322,7 @@ static int xrping_conn_run_reconnect(struct xrping_conn *c, u32 n,
 				rc = xrping_wait_echo_or_loss(c, seq, ms);
 			if (!rc)
 				break;
-			if (rc != -ENOTCONN && rc != -ETIMEDOUT)
+			if (rc != -ENOTCONN && rc != -ETIMEDOUT && rc != -EIO)
 				return rc;
 			rc = xrping_wait_reconnect(c);
 			if (rc)
