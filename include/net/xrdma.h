@@ -94,7 +94,8 @@ struct xrdma_opts {
  * @rdma_done: optional; needed for xrdma_rdma().  An RDMA READ or WRITE
  *	completed: @status is 0, or -EIO when it failed or was flushed by
  *	the end of the connection.  Runs in process context (the send
- *	CQ's work item) and must not sleep for long.
+ *	CQ's work item) and must not sleep for long; it may start the
+ *	next operation with xrdma_rdma_nowait().
  * @closed: optional; the transport is being destroyed: no callback runs
  *	any more and no connection is left.  The last chance to give
  *	back memory registrations with xrdma_mr_release().  Runs in
@@ -208,6 +209,10 @@ int xrdma_rdma(struct xrdma_xprt *xprt, enum xrdma_rdma_op op,
 	       struct xrdma_mr *mr, u32 offset,
 	       const struct xrdma_remote *rem, u32 roffset, u32 len,
 	       u64 cookie);
+int xrdma_rdma_nowait(struct xrdma_xprt *xprt, enum xrdma_rdma_op op,
+		      struct xrdma_mr *mr, u32 offset,
+		      const struct xrdma_remote *rem, u32 roffset, u32 len,
+		      u64 cookie);
 
 struct xrdma_listener *xrdma_listen(struct net *net,
 				    const struct sockaddr *addr,

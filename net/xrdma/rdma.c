@@ -236,32 +236,10 @@ static bool xrdma_rdma_tried(struct xrdma_xprt *xprt, struct ib_rdma_wr *wr,
 	return *rc != -EAGAIN;
 }
 
-/**
- * xrdma_rdma() - start an RDMA WRITE or READ
- * @xprt: a connected transport
- * @op: XRDMA_RDMA_WRITE (local to remote) or XRDMA_RDMA_READ
- * @mr: the local memory, registered on @xprt's current connection
- * @offset: where in it the data starts
- * @rem: the peer's memory, as it advertised it
- * @roffset: where in that the data starts
- * @len: bytes, 1 to XRDMA_MAX_RDMA, within both
- * @cookie: handed to xrdma_ops.rdma_done with the outcome
- *
- * Waits for a free context (at most @opts.depth operations are in
- * flight) for at most the transport's timeout.  On 0 the outcome comes
- * exactly once through xrdma_ops.rdma_done; the local memory is the
- * device's until then.
- *
- * Context: process context, may sleep; not from xrdma_ops.rdma_done.
- * Return: 0 when posted; -EINVAL for a range outside either memory or
- * no rdma_done callback; -ENOTCONN without a connection (or for @mr of
- * an earlier connection); -ETIMEDOUT; -ERESTARTSYS on a signal; or the
- * error of ib_post_send(), which forces a disconnect.
- */
-int xrdma_rdma(struct xrdma_xprt *xprt, enum xrdma_rdma_op op,
-	       struct xrdma_mr *mr, u32 offset,
-	       const struct xrdma_remote *rem, u32 roffset, u32 len,
-	       u64 cookie)
+static int xrdma_rdma_start(struct xrdma_xprt *xprt, enum xrdma_rdma_op op,
+			    struct xrdma_mr *mr, u32 offset,
+			    const struct xrdma_remote *rem, u32 roffset,
+			    u32 len, u64 cookie, bool wait)
 {
 	long left = msecs_to_jiffies(xprt->opts.timeout_ms) + 1;
 	struct ib_sge sge = { .length = len };
@@ -279,6 +257,8 @@ int xrdma_rdma(struct xrdma_xprt *xprt, enum xrdma_rdma_op op,
 	rc = xrdma_rdma_check(xprt, mr, offset, rem, roffset, len);
 	if (rc)
 		return rc;
+	if (!wait)
+		return xrdma_rdma_try(xprt, &wr, mr, offset, cookie);
 	rc = -EAGAIN;
 	left = wait_event_interruptible_timeout(xprt->send_wait,
 						xrdma_rdma_tried(xprt, &wr, mr,
@@ -289,4 +269,68 @@ int xrdma_rdma(struct xrdma_xprt *xprt, enum xrdma_rdma_op op,
 		return left;
 	return rc == -EAGAIN ? -ETIMEDOUT : rc;
 }
+
+/**
+ * xrdma_rdma() - start an RDMA WRITE or READ
+ * @xprt: a connected transport
+ * @op: XRDMA_RDMA_WRITE (local to remote) or XRDMA_RDMA_READ
+ * @mr: the local memory, registered on @xprt's current connection
+ * @offset: where in it the data starts
+ * @rem: the peer's memory, as it advertised it
+ * @roffset: where in that the data starts
+ * @len: bytes, 1 to XRDMA_MAX_RDMA, within both
+ * @cookie: handed to xrdma_ops.rdma_done with the outcome
+ *
+ * Waits for a free context (at most @opts.depth operations are in
+ * flight) for at most the transport's timeout.  On 0 the outcome comes
+ * exactly once through xrdma_ops.rdma_done; the local memory is the
+ * device's until then.
+ *
+ * Context: process context, may sleep; not from xrdma_ops.rdma_done
+ * (see xrdma_rdma_nowait()).
+ * Return: 0 when posted; -EINVAL for a range outside either memory or
+ * no rdma_done callback; -ENOTCONN without a connection (or for @mr of
+ * an earlier connection); -ETIMEDOUT; -ERESTARTSYS on a signal; or the
+ * error of ib_post_send(), which forces a disconnect.
+ */
+int xrdma_rdma(struct xrdma_xprt *xprt, enum xrdma_rdma_op op,
+	       struct xrdma_mr *mr, u32 offset,
+	       const struct xrdma_remote *rem, u32 roffset, u32 len,
+	       u64 cookie)
+{
+	return xrdma_rdma_start(xprt, op, mr, offset, rem, roffset, len,
+				cookie, true);
+}
 EXPORT_SYMBOL_GPL(xrdma_rdma);
+
+/**
+ * xrdma_rdma_nowait() - start an RDMA WRITE or READ if a context is free
+ * @xprt: a connected transport
+ * @op: XRDMA_RDMA_WRITE (local to remote) or XRDMA_RDMA_READ
+ * @mr: the local memory, registered on @xprt's current connection
+ * @offset: where in it the data starts
+ * @rem: the peer's memory, as it advertised it
+ * @roffset: where in that the data starts
+ * @len: bytes, 1 to XRDMA_MAX_RDMA, within both
+ * @cookie: handed to xrdma_ops.rdma_done with the outcome
+ *
+ * As xrdma_rdma(), but it never waits.  The completion of an
+ * operation gives its context back before xrdma_ops.rdma_done runs, so
+ * a user that keeps at most @opts.depth operations in flight can start
+ * the next one from there: a stream then goes on without waking any
+ * thread of its own.
+ *
+ * Context: process context, also xrdma_ops.rdma_done and
+ * xrdma_ops.recv; does not sleep.
+ * Return: as xrdma_rdma(), and -EAGAIN instead of waiting: every
+ * context is in use (or an accepted connection is not ESTABLISHED yet).
+ */
+int xrdma_rdma_nowait(struct xrdma_xprt *xprt, enum xrdma_rdma_op op,
+		      struct xrdma_mr *mr, u32 offset,
+		      const struct xrdma_remote *rem, u32 roffset, u32 len,
+		      u64 cookie)
+{
+	return xrdma_rdma_start(xprt, op, mr, offset, rem, roffset, len,
+				cookie, false);
+}
+EXPORT_SYMBOL_GPL(xrdma_rdma_nowait);

@@ -11,5 +11,6 @@ extern struct kunit_suite xrdma_pool_suite;
 extern struct kunit_suite xrdma_frwr_suite;
 extern struct kunit_suite xrdma_hdr_suite;
 extern struct kunit_suite xrdma_land_suite;
+extern struct kunit_suite xrdma_rdma_suite;
 
 #endif /* _XRDMA_KUNIT_H */
