@@ -73,8 +73,10 @@ for ((i = 0; i < ${#sizes[@]}; i++)); do
 		"size=${sizes[i]}" count=4 inline_size=65536
 done
 
-# One message in flight: the plain ping-pong.
+# One message in flight: the plain ping-pong, each next message sent
+# by the echo's receive callback, and then by the run's thread.
 run "rxe4 window 1" 50 "$CM_RXE_ADDR4" "$port" count=50
+run "siw4 window 1 unchained" 50 "$CM_SIW_ADDR4" "$port" count=50 chain=0
 
 # A message larger than the inline size goes as a chunk the server
 # pulls or is pushed into a landing buffer it advertised, and so does

@@ -193,6 +193,8 @@ for ((i = 0; i < 4; i += 2)); do
 	done
 	stream "$name" "$addr" write bw 65536 128 1 1 window=16
 	stream "$name" "$addr" read bw 65536 128 1 1 window=16
+	# Each operation posted by the run's thread, not by a completion.
+	stream "$name" "$addr" write bw 4096 256 1 1 window=16 chain=0
 	stream "$name" "$addr" write bw 1048576 8 1 1 window=4
 	stream "$name" "$addr" read bw 1048576 8 1 1 window=4
 	stream "$name" "$addr" write duplex 65536 64 2 2 window=16

@@ -48,6 +48,7 @@ static struct config_item *xrping_make_test(struct config_group *group,
 	t->params.count = 1000;
 	t->params.conns = 1;
 	t->params.window = 1;
+	t->params.chain = 1;
 	t->params.opts = xrping_default_opts;
 	config_item_init_type_name(&t->item, name, &xrping_test_type);
 	return &t->item;

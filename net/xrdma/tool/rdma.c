@@ -11,7 +11,9 @@
  *   the key they end at the server (SEND_WITH_INV) where the devices
  *   allow it.
  * - write/read bw: @count operations of @size, @window in flight, into
- *   or out of one exposed buffer; the data is checked at the end.
+ *   or out of one exposed buffer; the data is checked at the end.  With
+ *   @chain the completion of each operation posts the next
+ *   (xrdma_rdma_nowait()), else the run's thread posts every one.
  * - duplex (write or read): WRITEs and READs of the same pattern
  *   interleaved, @count of each, so data flows both ways at once.
  * - send bw: the server sinks @count messages and validates each; its
@@ -33,6 +35,20 @@
 #include "xrping.h"
 
 /**
+ * struct xrping_chain - a one-way stream of RDMA operations, chained
+ * @mr: the local buffer
+ * @op: WRITE or READ
+ * @size: bytes per operation
+ * @total: operations in all
+ */
+struct xrping_chain {
+	struct xrdma_mr *mr;
+	enum xrdma_rdma_op op;
+	u32 size;
+	u32 total;
+};
+
+/**
  * struct xrping_rconn - the client side of an RDMA or one-way run
  * @xprt: its transport
  * @wait: woken by replies and completions
@@ -46,6 +62,11 @@
  *	@maxkeys kept)
  * @nkeys: how many
  * @maxkeys: room in @rkeys
+ * @chain: the stream whose completions post its next operations; no
+ *	chain while its @total is 0 (set by the run before its first post)
+ * @posted: the chained stream's operations posted so far, or taken by
+ *	the run to stop the chain
+ * @chain_rc: the error of a post from the completion callback
  */
 struct xrping_rconn {
 	struct xrdma_xprt *xprt;
@@ -59,6 +80,9 @@ struct xrping_rconn {
 	u32 *rkeys;
 	u32 nkeys;
 	u32 maxkeys;
+	struct xrping_chain chain;
+	atomic_t posted;
+	int chain_rc;
 };
 
 static void xrping_rconn_recv(struct xrdma_xprt *xprt, const void *data,
@@ -75,12 +99,38 @@ static void xrping_rconn_recv(struct xrdma_xprt *xprt, const void *data,
 	wake_up(&c->wait);
 }
 
+/* Post the chain's next operation: false when none is left or the
+ * chain broke (@status of the completion that asks, or a failed post),
+ * which the run is to hear of.
+ */
+static bool xrping_chain_next(struct xrping_rconn *c, int status)
+{
+	const struct xrping_chain *ch = &c->chain;
+	u32 i;
+	int rc;
+
+	if (status)
+		WRITE_ONCE(c->chain_rc, status);
+	if (READ_ONCE(c->chain_rc))
+		return false;
+	i = atomic_inc_return(&c->posted) - 1;
+	if (i >= ch->total)
+		return false;
+	rc = xrdma_rdma_nowait(c->xprt, ch->op, ch->mr, 0, &c->rem, 0,
+			       ch->size, i);
+	if (rc)
+		WRITE_ONCE(c->chain_rc, rc);
+	return !rc;
+}
+
 static void xrping_rconn_done(struct xrdma_xprt *xprt, u64 cookie,
 			      int status)
 {
 	struct xrping_rconn *c = xrdma_xprt_priv(xprt);
 
 	atomic_inc(status ? &c->failed : &c->done);
+	if (c->chain.total && xrping_chain_next(c, status))
+		return;
 	wake_up(&c->wait);
 }
 
@@ -154,30 +204,36 @@ static int xrping_ctl(struct xrping_rconn *c, const struct xrping_params *p,
 	return xrping_call(c, p, &req);
 }
 
-static bool xrping_ops_done(struct xrping_rconn *c, u32 n)
+static u32 xrping_ops_count(struct xrping_rconn *c)
 {
-	return atomic_read(&c->done) + atomic_read(&c->failed) >= n;
+	return atomic_read(&c->done) + atomic_read(&c->failed);
 }
 
-/* Wait until @n operations completed, well or not; the timeout is on
- * progress, one completion at a time, not on the whole wait.
+static bool xrping_ops_done(struct xrping_rconn *c, u32 n)
+{
+	return xrping_ops_count(c) >= n || READ_ONCE(c->chain_rc);
+}
+
+/* Wait until @n operations completed, well or not, or a chained post
+ * failed; -ETIMEDOUT once none completed for @ms.  A chain's callback
+ * wakes us only at its end.
  */
 static int xrping_wait_ops(struct xrping_rconn *c, u32 n, unsigned int ms)
 {
 	long left;
-	u32 next;
+	u32 seen;
 
-	while (!xrping_ops_done(c, n)) {
-		next = atomic_read(&c->done) + atomic_read(&c->failed) + 1;
+	do {
+		seen = xrping_ops_count(c);
 		left = wait_event_interruptible_timeout(c->wait,
-							xrping_ops_done(c, next),
+							xrping_ops_done(c, n),
 							msecs_to_jiffies(ms) + 1);
 		if (left < 0)
 			return left;
-		if (!left)
-			return -ETIMEDOUT;
-	}
-	return 0;
+	} while (!left && xrping_ops_count(c) != seen);
+	if (READ_ONCE(c->chain_rc))
+		return READ_ONCE(c->chain_rc);
+	return left ? 0 : -ETIMEDOUT;
 }
 
 static int xrping_open_rconn(const struct xrping_params *p,
@@ -306,6 +362,28 @@ static int xrping_rdma_pingpong(struct xrping_rconn *c,
 	return 0;
 }
 
+/* One kind of operation: @window of them posted here, and each next
+ * one by the completion of an earlier, so no thread of ours wakes in
+ * between, as the floor's one thread wakes once per completion.
+ */
+static int xrping_rdma_chain(struct xrping_rconn *c,
+			     const struct xrping_params *p,
+			     const struct xrping_chain *ch)
+{
+	u32 i;
+	int rc;
+
+	atomic_set(&c->posted, 0);
+	c->chain = *ch;
+	for (i = 0; i < min(p->window, ch->total); i++)
+		if (!xrping_chain_next(c, 0))
+			break;
+	rc = xrping_wait_ops(c, ch->total, p->opts.timeout_ms);
+	/* After a failure no completion posts any more. */
+	atomic_set(&c->posted, ch->total);
+	return rc;
+}
+
 /* @count operations (duplex: of each kind), @window in flight. */
 static int xrping_rdma_stream(struct xrping_rconn *c,
 			      const struct xrping_params *p,
@@ -316,6 +394,16 @@ static int xrping_rdma_stream(struct xrping_rconn *c,
 	struct xrdma_mr *mr;
 	int rc;
 
+	if (p->chain && (!wmr || !rmr)) {
+		struct xrping_chain ch = {
+			.mr = wmr ? wmr : rmr,
+			.op = wmr ? XRDMA_RDMA_WRITE : XRDMA_RDMA_READ,
+			.size = p->size,
+			.total = total,
+		};
+
+		return xrping_rdma_chain(c, p, &ch);
+	}
 	for (i = 0; i < total; i++) {
 		if (i >= p->window) {
 			rc = xrping_wait_ops(c, i - p->window + 1,

@@ -40,6 +40,7 @@
  * @msg: scratch buffer for the message being sent
  * @connects: the transport's connection count after the first connect
  * @inline_send: the largest message that goes inline on the connection
+ * @chain: the run may let the receive callback send (xrping_params)
  * @target: 0, or the messages of a run whose receive callback sends
  *	each next message itself (one in flight, inline)
  * @rc: the error of a send from the receive callback
@@ -62,6 +63,7 @@ struct xrping_conn {
 	u8 *msg;
 	u64 connects;
 	u32 inline_send;
+	bool chain;
 	u32 target;
 	int rc;
 };
@@ -154,6 +156,7 @@ static int xrping_open(const struct xrping_params *p, struct xrping_conn *c,
 
 	c->size = p->size;
 	c->window = p->window;
+	c->chain = p->chain;
 	init_waitqueue_head(&c->wait);
 	c->msg = kvmalloc(p->size, GFP_KERNEL);
 	c->t_sent = kcalloc(p->window, sizeof(*c->t_sent), GFP_KERNEL);
@@ -243,7 +246,7 @@ static int xrping_conn_run(struct xrping_conn *c, u32 n, unsigned int ms)
 {
 	int rc;
 
-	if (c->window == 1 && n && c->size <= c->inline_send) {
+	if (c->chain && c->window == 1 && n && c->size <= c->inline_send) {
 		c->target = n;
 		rc = xrping_send_next(c);
 		return rc ? rc : xrping_wait_chain(c, n, ms);

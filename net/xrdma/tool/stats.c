@@ -174,9 +174,9 @@ int xrping_format(const struct xrping_params *p,
 			    res->rc || res->errors ? "fail" : "pass",
 			    res->rc);
 	at += sysfs_emit_at(page, at,
-			    "op %s\nmode %s\nsize %u\ncount %u\nconnections %u\nwindow %u\ndepth %u\n",
+			    "op %s\nmode %s\nsize %u\ncount %u\nconnections %u\nwindow %u\nchain %u\ndepth %u\n",
 			    xrping_op_names[p->op], xrping_mode_names[p->mode],
-			    p->size, p->count, p->conns, p->window,
+			    p->size, p->count, p->conns, p->window, p->chain,
 			    p->opts.depth);
 	at += sysfs_emit_at(page, at,
 			    "messages %llu\nerrors %llu\nreconnects %llu\nelapsed_us %llu\nbytes %llu\n",

@@ -80,6 +80,7 @@ XRPING_TEST_UINT(size, size, 1, XRPING_MAX_SIZE);
 XRPING_TEST_UINT(count, count, 1, XRPING_MAX_COUNT);
 XRPING_TEST_UINT(conns, conns, 1, XRPING_MAX_CONNS);
 XRPING_TEST_UINT(window, window, 1, XRDMA_MAX_DEPTH);
+XRPING_TEST_UINT(chain, chain, 0, 1);
 XRPING_TEST_UINT(depth, opts.depth, XRDMA_MIN_DEPTH, XRDMA_MAX_DEPTH);
 XRPING_TEST_UINT(inline_size, opts.inline_size, XRDMA_MIN_INLINE,
 		 XRDMA_MAX_INLINE);
@@ -267,6 +268,7 @@ static struct configfs_attribute *xrping_test_attrs[] = {
 	&xrping_test_attr_count,
 	&xrping_test_attr_conns,
 	&xrping_test_attr_window,
+	&xrping_test_attr_chain,
 	&xrping_test_attr_depth,
 	&xrping_test_attr_inline_size,
 	&xrping_test_attr_timeout_ms,

@@ -168,6 +168,9 @@ struct xrping_server {
  * @count: messages in all, spread over the connections
  * @conns: connections open at once
  * @window: messages in flight on a connection, at most @opts.depth
+ * @chain: 1 to let a completion post the next message or operation
+ *	itself (a send pingpong one at a time inline, a write or read
+ *	bw), 0 to post each from the run's thread
  * @op: enum xrping_op
  * @mode: enum xrping_mode
  * @opts: transport options of each connection
@@ -179,6 +182,7 @@ struct xrping_params {
 	u32 count;
 	u32 conns;
 	u32 window;
+	u32 chain;
 	u32 op;
 	u32 mode;
 	struct xrdma_opts opts;

@@ -59,7 +59,7 @@ xrdma_server_stop() {
 
 # A test object keeps its attributes between runs: every run sets them
 # all, from these defaults and its own ATTR=VALUE words.
-XRDMA_TEST_DEFAULTS=(size=64 count=1000 conns=1 window=1 depth=16
+XRDMA_TEST_DEFAULTS=(size=64 count=1000 conns=1 window=1 chain=1 depth=16
 	inline_size=4096 timeout_ms=5000 reconnect_ms=0 op=send mode=pingpong)
 
 # xrdma_test_setup NAME ADDR PORT [ATTR=VALUE...]: make the test object
