@@ -322,8 +322,10 @@ EXPORT_SYMBOL_GPL(xrdma_rdma);
  *
  * Context: process context, also xrdma_ops.rdma_done and
  * xrdma_ops.recv; does not sleep.
- * Return: as xrdma_rdma(), and -EAGAIN instead of waiting: every
- * context is in use (or an accepted connection is not ESTABLISHED yet).
+ * Return: 0 when posted; -EAGAIN when every context is in use (or an
+ * accepted connection is not ESTABLISHED yet); -EINVAL or -ENOTCONN as
+ * for xrdma_rdma(); or the error of ib_post_send(), which forces a
+ * disconnect.
  */
 int xrdma_rdma_nowait(struct xrdma_xprt *xprt, enum xrdma_rdma_op op,
 		      struct xrdma_mr *mr, u32 offset,
