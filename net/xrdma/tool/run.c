@@ -4,13 +4,14 @@
  * pattern that depends on the message's number, check every echo byte
  * by byte, time every round trip and every connection step, close.
  *
- * With one message in flight that fits inline, the receive callback
- * sends the next one itself, as the server's echoes it: a round trip
- * then wakes no thread of ours, only the CQs' work items, as the verbs
- * floor's wakes its one thread once each way.  A larger message stays
- * with the thread: rxe builds a WRITE's packets in the poster's context,
- * and the bound receive work item cannot move to the idle vCPU for
- * that as the thread can (Documentation/benchmarks.rst).
+ * With one message in flight that fits inline (and the test's chain
+ * option on), the receive callback sends the next one itself, as the
+ * server's echoes it: a round trip then wakes no thread of ours, only
+ * the CQs' work items, as the verbs floor's wakes its one thread once
+ * each way.  A larger message stays with the thread: rxe builds a
+ * WRITE's packets in the poster's context, and the bound receive work
+ * item cannot move to the idle vCPU for that as the thread can
+ * (Documentation/benchmarks.rst).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
