@@ -14,7 +14,10 @@
  * receiver pulls it with RDMA READ and tells the sender it is done
  * (with SEND_WITH_INV where both devices allow it).  Flow control is credit
  * based and invisible to the user: xrdma_send() waits for a credit.
- * Messages arrive through xrdma_ops.recv in process context.
+ * An inline message can also be written in place, in the request
+ * buffer it will be sent from (xrdma_send_buf_get(), then
+ * xrdma_send_buf_post()), which saves the copy.  Messages arrive
+ * through xrdma_ops.recv in process context.
  */
 #ifndef _NET_XRDMA_H
 #define _NET_XRDMA_H
@@ -23,6 +26,7 @@
 #include <linux/types.h>
 
 struct net;
+struct xrdma_buf;
 struct xrdma_xprt;
 struct xrdma_listener;
 
@@ -199,6 +203,11 @@ void xrdma_disconnect(struct xrdma_xprt *xprt);
 int xrdma_send(struct xrdma_xprt *xprt, const void *data, u32 len);
 int xrdma_send_inv(struct xrdma_xprt *xprt, const void *data, u32 len,
 		   u32 rkey);
+void *xrdma_send_buf_get(struct xrdma_xprt *xprt, u32 len,
+			 struct xrdma_buf **bufp);
+int xrdma_send_buf_post(struct xrdma_xprt *xprt, struct xrdma_buf *buf,
+			u32 len);
+void xrdma_send_buf_put(struct xrdma_xprt *xprt, struct xrdma_buf *buf);
 void xrdma_get_info(struct xrdma_xprt *xprt, struct xrdma_info *info);
 
 struct xrdma_mr *xrdma_mr_register(struct xrdma_xprt *xprt, void *buf,

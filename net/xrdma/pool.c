@@ -77,6 +77,21 @@ void xrdma_pool_destroy(struct xrdma_pool *pool)
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_pool_destroy);
 
+static struct xrdma_buf *xrdma_pool_take(struct xrdma_pool *pool, bool lend)
+{
+	struct xrdma_buf *buf;
+
+	spin_lock(&pool->lock);
+	buf = list_first_entry_or_null(&pool->free, struct xrdma_buf, node);
+	if (buf) {
+		list_del_init(&buf->node);
+		buf->lent = lend;
+		pool->nfree--;
+	}
+	spin_unlock(&pool->lock);
+	return buf;
+}
+
 /**
  * xrdma_pool_get() - take a free buffer
  * @pool: the pool
@@ -86,23 +101,48 @@ EXPORT_SYMBOL_IF_KUNIT(xrdma_pool_destroy);
  */
 struct xrdma_buf *xrdma_pool_get(struct xrdma_pool *pool)
 {
-	struct xrdma_buf *buf;
-
-	spin_lock(&pool->lock);
-	buf = list_first_entry_or_null(&pool->free, struct xrdma_buf, node);
-	if (buf) {
-		list_del_init(&buf->node);
-		pool->nfree--;
-	}
-	spin_unlock(&pool->lock);
-	return buf;
+	return xrdma_pool_take(pool, false);
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_pool_get);
 
 /**
+ * xrdma_pool_lend() - take a free buffer for the user to hold
+ * @pool: the pool
+ *
+ * A lent buffer stays out of the pool across xrdma_pool_reset(), which
+ * would otherwise free it under its holder, until xrdma_pool_unlend()
+ * or xrdma_pool_put().
+ *
+ * Context: any; takes the pool's spinlock.
+ * Return: the buffer, or NULL when none is free.
+ */
+struct xrdma_buf *xrdma_pool_lend(struct xrdma_pool *pool)
+{
+	return xrdma_pool_take(pool, true);
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_pool_lend);
+
+/**
+ * xrdma_pool_unlend() - a lent buffer is the transport's again
+ * @pool: the pool it came from
+ * @buf: the buffer, now carried by a work request
+ *
+ * From now on a reset of the pool frees it, as any buffer in use.
+ *
+ * Context: any; takes the pool's spinlock.
+ */
+void xrdma_pool_unlend(struct xrdma_pool *pool, struct xrdma_buf *buf)
+{
+	spin_lock(&pool->lock);
+	buf->lent = false;
+	spin_unlock(&pool->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_pool_unlend);
+
+/**
  * xrdma_pool_put() - give a buffer back
  * @pool: the pool it came from
- * @buf: the buffer
+ * @buf: the buffer, lent or not
  *
  * Context: any; takes the pool's spinlock.
  */
@@ -111,6 +151,7 @@ void xrdma_pool_put(struct xrdma_pool *pool, struct xrdma_buf *buf)
 	if (WARN_ON_ONCE(buf->pool != pool || !list_empty(&buf->node)))
 		return;
 	spin_lock(&pool->lock);
+	buf->lent = false;
 	list_add(&buf->node, &pool->free);
 	pool->nfree++;
 	spin_unlock(&pool->lock);
@@ -122,19 +163,25 @@ EXPORT_SYMBOL_IF_KUNIT(xrdma_pool_put);
  * @pool: the pool
  *
  * For the end of a connection, once its QP is gone: whatever a WR held
- * is free now.
+ * is free now.  A buffer lent to the user stays with the user.
  *
- * Context: nothing may use the buffers.
+ * Context: no work request may use the buffers.
  */
 void xrdma_pool_reset(struct xrdma_pool *pool)
 {
+	struct xrdma_buf *buf;
 	unsigned int i;
 
 	spin_lock(&pool->lock);
 	INIT_LIST_HEAD(&pool->free);
-	for (i = 0; i < pool->count; i++)
-		list_add_tail(&pool->bufs[i].node, &pool->free);
-	pool->nfree = pool->count;
+	pool->nfree = 0;
+	for (i = 0; i < pool->count; i++) {
+		buf = &pool->bufs[i];
+		if (buf->lent)
+			continue;
+		list_add_tail(&buf->node, &pool->free);
+		pool->nfree++;
+	}
 	spin_unlock(&pool->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_pool_reset);

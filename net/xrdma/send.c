@@ -129,12 +129,15 @@ EXPORT_SYMBOL_IF_KUNIT(xrdma_send_signal);
 /* The header (with a pending DONE and a landing buffer to advertise,
  * if any) and the inline payload; or, when the connection carries this
  * header as immediate data (returns true), the payload alone.  @msg
- * comes zeroed, or with the PUSHED field of xrdma_push_prep().
+ * comes zeroed, or with the PUSHED field of xrdma_push_prep().  The
+ * payload starts at XRDMA_HDR_MAX, where a user writing in place put
+ * it, and the header ends there.
  */
 static bool xrdma_send_fill(struct xrdma_xprt *xprt,
 			    const struct xrdma_ep *ep, struct xrdma_buf *buf,
 			    const struct xrdma_out *out, struct xrdma_msg *msg)
 {
+	u8 *payload = (u8 *)buf->data + XRDMA_HDR_MAX;
 	u32 hlen = 0;
 	bool imm;
 
@@ -150,10 +153,13 @@ static bool xrdma_send_fill(struct xrdma_xprt *xprt,
 	if (ep->land)
 		xrdma_land_offer(xprt, msg);
 	imm = ep->imm_hdr && !out->inv && xrdma_hdr_imm_ok(msg);
-	if (!imm)
-		hlen = xrdma_hdr_encode(buf->data, msg);
-	if (out->len)
-		memcpy((u8 *)buf->data + hlen, out->data, out->len);
+	if (!imm) {
+		hlen = xrdma_hdr_size(msg->flags);
+		xrdma_hdr_encode(payload - hlen, msg);
+	}
+	if (out->data && out->len)
+		memcpy(payload, out->data, out->len);
+	buf->off = XRDMA_HDR_MAX - hlen;
 	buf->len = hlen + out->len;
 	return imm;
 }
@@ -187,7 +193,7 @@ static int xrdma_send_post(struct xrdma_xprt *xprt, struct xrdma_ep *ep,
 			   const __be32 *imm, struct xrdma_push *push)
 {
 	struct ib_sge sge = {
-		.addr = buf->dma,
+		.addr = buf->dma + buf->off,
 		.length = buf->len,
 		.lkey = ep->pd->local_dma_lkey,
 	};
@@ -207,8 +213,8 @@ static int xrdma_send_post(struct xrdma_xprt *xprt, struct xrdma_ep *ep,
 	}
 	if (xrdma_send_signal(xprt, buf->len, ep->signal_from))
 		wr.send_flags = IB_SEND_SIGNALED;
-	ib_dma_sync_single_for_device(ep->id->device, buf->dma, buf->len,
-				      DMA_TO_DEVICE);
+	ib_dma_sync_single_for_device(ep->id->device, buf->dma,
+				      buf->off + buf->len, DMA_TO_DEVICE);
 	xprt->sc_buf[slot] = buf;
 	if (!push)
 		return ib_post_send(ep->id->qp, &wr, NULL);
@@ -229,6 +235,8 @@ static void xrdma_send_posted(struct xrdma_xprt *xprt,
 		xprt->done_pending = false;
 	if (msg->flags & XRDMA_HDR_LAND)
 		xrdma_land_offered(xprt, msg->land.rkey);
+	if (out->buf)
+		xrdma_pool_unlend(&xprt->reqs, out->buf);
 	if (out->push)
 		xprt->pushes_posted++;
 	if (out->slot) {
@@ -244,13 +252,17 @@ static void xrdma_send_posted(struct xrdma_xprt *xprt,
 		xprt->info.sent++;
 }
 
-/* Give back what a try took for a Send it did not post. */
-static void xrdma_send_unget(struct xrdma_xprt *xprt, struct xrdma_buf *buf,
+/* Give back what a try took for a Send it did not post; a buffer lent
+ * to the user stays with the user.
+ */
+static void xrdma_send_unget(struct xrdma_xprt *xprt,
+			     const struct xrdma_out *out, struct xrdma_buf *buf,
 			     int slot)
 {
 	xprt->sc_buf[slot] = NULL;
 	xrdma_ring_unget(&xprt->ring);
-	xrdma_pool_put(&xprt->reqs, buf);
+	if (buf != out->buf)
+		xrdma_pool_put(&xprt->reqs, buf);
 	xprt->credits.sent--;
 }
 
@@ -277,19 +289,20 @@ static int xrdma_try_send(struct xrdma_xprt *xprt, const struct xrdma_out *out)
 		return -ENOENT;
 	if (!xrdma_credits_avail(&xprt->credits))
 		return -EAGAIN;
-	buf = xrdma_pool_get(&xprt->reqs);
+	buf = out->buf ? out->buf : xrdma_pool_get(&xprt->reqs);
 	if (!buf)
 		return -EAGAIN;
 	slot = xrdma_ring_get(&xprt->ring);
 	if (slot < 0) {
-		xrdma_pool_put(&xprt->reqs, buf);
+		if (buf != out->buf)
+			xrdma_pool_put(&xprt->reqs, buf);
 		return -EAGAIN;
 	}
 	xrdma_credits_take(&xprt->credits);
 	if (out->push) {
 		rc = xrdma_push_prep(xprt, ep, out->push, &msg);
 		if (rc) {
-			xrdma_send_unget(xprt, buf, slot);
+			xrdma_send_unget(xprt, out, buf, slot);
 			return rc;
 		}
 	}
@@ -301,7 +314,7 @@ static int xrdma_try_send(struct xrdma_xprt *xprt, const struct xrdma_out *out)
 	if (rc) {
 		if (out->push)
 			xrdma_push_unprep(ep, out->push);
-		xrdma_send_unget(xprt, buf, slot);
+		xrdma_send_unget(xprt, out, buf, slot);
 		xrdma_ep_force_disconnect(ep);
 		return rc;
 	}
@@ -442,6 +455,99 @@ int xrdma_send_inv(struct xrdma_xprt *xprt, const void *data, u32 len,
 	return xrdma_send_msg(xprt, data, len, true, rkey);
 }
 EXPORT_SYMBOL_GPL(xrdma_send_inv);
+
+static bool xrdma_send_buf_lent(struct xrdma_xprt *xprt,
+				struct xrdma_buf **bufp)
+{
+	*bufp = xrdma_pool_lend(&xprt->reqs);
+	return *bufp;
+}
+
+/**
+ * xrdma_send_buf_get() - a request buffer to write a message in
+ * @xprt: the transport
+ * @len: the most bytes the message will have, within the inline size
+ * @bufp: set to the buffer, for xrdma_send_buf_post() or
+ *	xrdma_send_buf_put()
+ *
+ * The zero-copy way to send a message that goes inline: the caller
+ * writes it where the Send will carry it from, behind room for the
+ * header, instead of xrdma_send() copying it there.  Waits for a free
+ * request buffer for at most the transport's timeout.  The buffer is
+ * the caller's until it is posted or put back, also across a lost
+ * connection; it must go back before xrdma_xprt_destroy().
+ *
+ * Context: process context, may sleep (also from xrdma_ops.recv).
+ * Return: where to write the message (@len bytes, 8-byte aligned);
+ * ERR_PTR(-EMSGSIZE) above the inline size of the connection (of the
+ * options without one), ERR_PTR(-ETIMEDOUT), ERR_PTR(-ERESTARTSYS).
+ */
+void *xrdma_send_buf_get(struct xrdma_xprt *xprt, u32 len,
+			 struct xrdma_buf **bufp)
+{
+	long left = msecs_to_jiffies(xprt->opts.timeout_ms) + 1;
+	struct xrdma_buf *buf = NULL;
+
+	if (len > xrdma_send_limit(xprt) - XRDMA_HDR_MAX)
+		return ERR_PTR(-EMSGSIZE);
+	left = wait_event_interruptible_timeout(xprt->send_wait,
+						xrdma_send_buf_lent(xprt, &buf),
+						left);
+	if (left < 0)
+		return ERR_PTR(left);
+	if (!buf)
+		return ERR_PTR(-ETIMEDOUT);
+	*bufp = buf;
+	return (u8 *)buf->data + XRDMA_HDR_MAX;
+}
+EXPORT_SYMBOL_GPL(xrdma_send_buf_get);
+
+/**
+ * xrdma_send_buf_put() - give back a request buffer not sent
+ * @xprt: the transport the buffer came from
+ * @buf: the buffer, from xrdma_send_buf_get()
+ *
+ * Context: any; does not sleep.
+ */
+void xrdma_send_buf_put(struct xrdma_xprt *xprt, struct xrdma_buf *buf)
+{
+	xrdma_pool_put(&xprt->reqs, buf);
+	wake_up(&xprt->send_wait);
+}
+EXPORT_SYMBOL_GPL(xrdma_send_buf_put);
+
+/**
+ * xrdma_send_buf_post() - send the message written in a request buffer
+ * @xprt: the transport the buffer came from
+ * @buf: the buffer, from xrdma_send_buf_get()
+ * @len: the message's length
+ *
+ * As xrdma_send() of the @len bytes written at the address
+ * xrdma_send_buf_get() returned, without copying them.  The buffer is
+ * the transport's again on return, posted or not.
+ *
+ * Context: process context, may sleep (also from xrdma_ops.recv).
+ * Return: 0 when posted; -ENOTCONN without a connection; -EMSGSIZE
+ * above the connection's inline size; -ETIMEDOUT when no credit or slot
+ * came; -ERESTARTSYS on a signal; or the error of ib_post_send(), which
+ * forces a disconnect.
+ */
+int xrdma_send_buf_post(struct xrdma_xprt *xprt, struct xrdma_buf *buf,
+			u32 len)
+{
+	struct xrdma_out out = {
+		.len = len,
+		.flags = XRDMA_HDR_DATA,
+		.buf = buf,
+	};
+	int rc;
+
+	rc = xrdma_send_wait(xprt, &out);
+	if (rc)
+		xrdma_send_buf_put(xprt, buf);
+	return rc;
+}
+EXPORT_SYMBOL_GPL(xrdma_send_buf_post);
 
 /**
  * xrdma_send_credit_update() - tell the peer about receives we posted

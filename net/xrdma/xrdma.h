@@ -103,8 +103,11 @@ u32 xrdma_credits_unannounced(const struct xrdma_credits *cr);
  * @data: the memory, kmalloc'ed once for the transport's life
  * @dma: its DMA address while mapped
  * @len: the bytes in use (receives: the bytes that arrived)
+ * @off: where they start (requests: the header ends at XRDMA_HDR_MAX,
+ *	where the payload starts)
  * @index: its index in the pool
  * @pool: the pool it belongs to
+ * @lent: held by the user (xrdma_send_buf_get()), under the pool's lock
  */
 struct xrdma_buf {
 	struct list_head node;
@@ -114,8 +117,10 @@ struct xrdma_buf {
 	void *data;
 	u64 dma;
 	u32 len;
+	u32 off;
 	u32 index;
 	struct xrdma_pool *pool;
+	bool lent;
 };
 
 /**
@@ -146,6 +151,8 @@ int xrdma_pool_create(struct xrdma_pool *pool, unsigned int count,
 		      size_t size, enum dma_data_direction dir);
 void xrdma_pool_destroy(struct xrdma_pool *pool);
 struct xrdma_buf *xrdma_pool_get(struct xrdma_pool *pool);
+struct xrdma_buf *xrdma_pool_lend(struct xrdma_pool *pool);
+void xrdma_pool_unlend(struct xrdma_pool *pool, struct xrdma_buf *buf);
 void xrdma_pool_put(struct xrdma_pool *pool, struct xrdma_buf *buf);
 void xrdma_pool_reset(struct xrdma_pool *pool);
 unsigned int xrdma_pool_nfree(struct xrdma_pool *pool);
@@ -707,6 +714,8 @@ void xrdma_disconnect_worker(struct work_struct *work);
  * @rkey: see @inv
  * @push: a message to push into a landing buffer of the peer's, with
  *	a WRITE posted right before this Send, which announces it
+ * @buf: a request buffer lent to the user, who wrote the @len bytes of
+ *	payload in place (@data is NULL); else one is taken from the pool
  */
 struct xrdma_out {
 	const void *data;
@@ -717,6 +726,7 @@ struct xrdma_out {
 	bool inv;
 	u32 rkey;
 	struct xrdma_push *push;
+	struct xrdma_buf *buf;
 };
 
 /* send.c */

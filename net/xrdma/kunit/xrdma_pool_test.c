@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xrdma_pool: a fixed set of buffers handed out once each, given back,
- * and all free again after a reset (the end of a connection).
+ * and all free again after a reset (the end of a connection), but for
+ * those lent to the user, which stay the user's.
  */
 #include "xrdma.h"
 #include "xrdma_kunit.h"
@@ -59,6 +60,36 @@ static void pool_reset(struct kunit *test)
 	xrdma_pool_destroy(&pool);
 }
 
+static void pool_reset_spares_lent(struct kunit *test)
+{
+	struct xrdma_buf *lent, *used, *buf;
+	struct xrdma_pool pool;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, xrdma_pool_create(&pool, 4, 64,
+						DMA_TO_DEVICE), 0);
+	lent = xrdma_pool_lend(&pool);
+	KUNIT_ASSERT_NOT_NULL(test, lent);
+	used = xrdma_pool_lend(&pool);
+	KUNIT_ASSERT_NOT_NULL(test, used);
+	/* Posted: a work request holds it, which a reset frees. */
+	xrdma_pool_unlend(&pool, used);
+	xrdma_pool_reset(&pool);
+	KUNIT_EXPECT_EQ(test, xrdma_pool_nfree(&pool), 3U);
+	for (i = 0; i < 3; i++) {
+		buf = xrdma_pool_get(&pool);
+		KUNIT_ASSERT_NOT_NULL(test, buf);
+		KUNIT_EXPECT_PTR_NE(test, buf, lent);
+	}
+	KUNIT_EXPECT_NULL(test, xrdma_pool_get(&pool));
+	/* Given back, it is an ordinary buffer again. */
+	xrdma_pool_put(&pool, lent);
+	KUNIT_EXPECT_EQ(test, xrdma_pool_nfree(&pool), 1U);
+	xrdma_pool_reset(&pool);
+	KUNIT_EXPECT_EQ(test, xrdma_pool_nfree(&pool), 4U);
+	xrdma_pool_destroy(&pool);
+}
+
 static void pool_memory_is_whole(struct kunit *test)
 {
 	struct xrdma_pool pool;
@@ -78,6 +109,7 @@ static void pool_memory_is_whole(struct kunit *test)
 static struct kunit_case xrdma_pool_cases[] = {
 	KUNIT_CASE(pool_rejects_empty),
 	KUNIT_CASE(pool_get_all),
+	KUNIT_CASE(pool_reset_spares_lent),
 	KUNIT_CASE(pool_reset),
 	KUNIT_CASE(pool_memory_is_whole),
 	{}
