@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The send path: a message is copied into a request buffer behind our
- * header, which tells the peer how many receives we have posted, and
- * goes out as one SEND from the next slot of the send-context ring.
+ * The send path: a message is copied into a request buffer behind room
+ * for our header (or the user wrote it there: xrdma_send_buf_get()),
+ * the header, which tells the peer how many receives we have posted,
+ * goes right before it, and both go out as one SEND from the next slot
+ * of the send-context ring.
  * Only every XRDMA_SIGNAL_EVERY-th Send, the one that fills the ring,
  * or one of a page or more is signalled; its completion retires the
  * earlier ones in order.
