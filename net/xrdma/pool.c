@@ -110,8 +110,8 @@ EXPORT_SYMBOL_IF_KUNIT(xrdma_pool_get);
  * @pool: the pool
  *
  * A lent buffer stays out of the pool across xrdma_pool_reset(), which
- * would otherwise free it under its holder, until xrdma_pool_unlend()
- * or xrdma_pool_put().
+ * would otherwise free it under its holder, until xrdma_pool_mark_lent()
+ * says otherwise or xrdma_pool_put() takes it back.
  *
  * Context: any; takes the pool's spinlock.
  * Return: the buffer, or NULL when none is free.
@@ -123,21 +123,22 @@ struct xrdma_buf *xrdma_pool_lend(struct xrdma_pool *pool)
 EXPORT_SYMBOL_IF_KUNIT(xrdma_pool_lend);
 
 /**
- * xrdma_pool_unlend() - a lent buffer is the transport's again
+ * xrdma_pool_mark_lent() - say whether a buffer in use is the user's
  * @pool: the pool it came from
- * @buf: the buffer, now carried by a work request
- *
- * From now on a reset of the pool frees it, as any buffer in use.
+ * @buf: the buffer, not free
+ * @lent: false when a work request is about to carry it (a reset then
+ *	frees it, as any buffer in use), true when that fell through
  *
  * Context: any; takes the pool's spinlock.
  */
-void xrdma_pool_unlend(struct xrdma_pool *pool, struct xrdma_buf *buf)
+void xrdma_pool_mark_lent(struct xrdma_pool *pool, struct xrdma_buf *buf,
+			  bool lent)
 {
 	spin_lock(&pool->lock);
-	buf->lent = false;
+	buf->lent = lent;
 	spin_unlock(&pool->lock);
 }
-EXPORT_SYMBOL_IF_KUNIT(xrdma_pool_unlend);
+EXPORT_SYMBOL_IF_KUNIT(xrdma_pool_mark_lent);
 
 /**
  * xrdma_pool_put() - give a buffer back

@@ -237,8 +237,6 @@ static void xrdma_send_posted(struct xrdma_xprt *xprt,
 		xprt->done_pending = false;
 	if (msg->flags & XRDMA_HDR_LAND)
 		xrdma_land_offered(xprt, msg->land.rkey);
-	if (out->buf)
-		xrdma_pool_unlend(&xprt->reqs, out->buf);
 	if (out->push)
 		xprt->pushes_posted++;
 	if (out->slot) {
@@ -311,9 +309,14 @@ static int xrdma_try_send(struct xrdma_xprt *xprt, const struct xrdma_out *out)
 	imm = xrdma_send_fill(xprt, ep, buf, out, &msg);
 	inv = xrdma_send_inv_key(ep, out, &msg, &rkey);
 	hdr = xrdma_hdr_encode_imm(&msg);
+	/* Before the post: its completion may put the buffer back. */
+	if (out->buf)
+		xrdma_pool_mark_lent(&xprt->reqs, buf, false);
 	rc = xrdma_send_post(xprt, ep, buf, slot, inv ? &rkey : NULL,
 			     imm ? &hdr : NULL, out->push);
 	if (rc) {
+		if (out->buf)
+			xrdma_pool_mark_lent(&xprt->reqs, buf, true);
 		if (out->push)
 			xrdma_push_unprep(ep, out->push);
 		xrdma_send_unget(xprt, out, buf, slot);

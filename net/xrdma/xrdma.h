@@ -152,7 +152,8 @@ int xrdma_pool_create(struct xrdma_pool *pool, unsigned int count,
 void xrdma_pool_destroy(struct xrdma_pool *pool);
 struct xrdma_buf *xrdma_pool_get(struct xrdma_pool *pool);
 struct xrdma_buf *xrdma_pool_lend(struct xrdma_pool *pool);
-void xrdma_pool_unlend(struct xrdma_pool *pool, struct xrdma_buf *buf);
+void xrdma_pool_mark_lent(struct xrdma_pool *pool, struct xrdma_buf *buf,
+			  bool lent);
 void xrdma_pool_put(struct xrdma_pool *pool, struct xrdma_buf *buf);
 void xrdma_pool_reset(struct xrdma_pool *pool);
 unsigned int xrdma_pool_nfree(struct xrdma_pool *pool);

@@ -73,7 +73,7 @@ static void pool_reset_spares_lent(struct kunit *test)
 	used = xrdma_pool_lend(&pool);
 	KUNIT_ASSERT_NOT_NULL(test, used);
 	/* Posted: a work request holds it, which a reset frees. */
-	xrdma_pool_unlend(&pool, used);
+	xrdma_pool_mark_lent(&pool, used, false);
 	xrdma_pool_reset(&pool);
 	KUNIT_EXPECT_EQ(test, xrdma_pool_nfree(&pool), 3U);
 	for (i = 0; i < 3; i++) {
