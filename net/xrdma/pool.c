@@ -4,7 +4,9 @@
  * transport.  The memory is allocated once and kept across reconnects;
  * the DMA mapping belongs to a connection's device and is made when the
  * connection is set up and undone when it is torn down, so a device can
- * go away and another take its place.
+ * go away and another take its place.  A request buffer can be lent to
+ * the user, who writes a message in it (xrdma_send_buf_get()); the end
+ * of a connection leaves a lent buffer with its holder.
  */
 #include <linux/slab.h>
 #include <kunit/visibility.h>
