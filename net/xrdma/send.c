@@ -289,13 +289,12 @@ static int xrdma_try_send(struct xrdma_xprt *xprt, const struct xrdma_out *out)
 		return -ENOENT;
 	if (!xrdma_credits_avail(&xprt->credits))
 		return -EAGAIN;
-	buf = out->buf ? out->buf : xrdma_pool_get(&xprt->reqs);
-	if (!buf)
-		return -EAGAIN;
 	slot = xrdma_ring_get(&xprt->ring);
-	if (slot < 0) {
-		if (buf != out->buf)
-			xrdma_pool_put(&xprt->reqs, buf);
+	if (slot < 0)
+		return -EAGAIN;
+	buf = out->buf ? out->buf : xrdma_pool_get(&xprt->reqs);
+	if (!buf) {
+		xrdma_ring_unget(&xprt->ring);
 		return -EAGAIN;
 	}
 	xrdma_credits_take(&xprt->credits);
@@ -493,7 +492,7 @@ void *xrdma_send_buf_get(struct xrdma_xprt *xprt, u32 len,
 	long left = msecs_to_jiffies(xprt->opts.timeout_ms) + 1;
 	struct xrdma_buf *buf = NULL;
 
-	if (len > xrdma_send_limit(xprt) - XRDMA_HDR_MAX)
+	if (xrdma_send_chunked(len, xrdma_send_limit(xprt)))
 		return ERR_PTR(-EMSGSIZE);
 	left = wait_event_interruptible_timeout(xprt->send_wait,
 						xrdma_send_buf_lent(xprt, &buf),

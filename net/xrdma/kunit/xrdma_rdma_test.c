@@ -25,7 +25,7 @@ static const struct xrdma_ops rdma_test_no_ops;
 
 /**
  * struct rdma_test - a transport, its connection and one registration
- * @xprt: the transport, one RDMA context, all of it in use
+ * @xprt: the transport, with no free RDMA context
  * @ep: its connection, established
  * @id: the connection's id
  * @qp: the id's QP, never posted to

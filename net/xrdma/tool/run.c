@@ -74,24 +74,22 @@ struct xrping_conn {
  */
 static int xrping_send_next(struct xrping_conn *c)
 {
-	u32 seq = c->sent, slot = seq % c->window;
-	struct xrdma_buf *buf;
-	void *data;
+	struct xrdma_buf *buf = NULL;
+	u8 *data = c->msg;
+	u32 seq = c->sent;
 
-	if (c->size > c->inline_send) {
-		xrping_fill(c->msg, c->size, seq);
-		c->t_sent[slot] = ktime_get_ns();
-		WRITE_ONCE(c->sent, seq + 1);
-		return xrdma_send(c->xprt, c->msg, c->size);
+	if (c->size <= c->inline_send) {
+		data = xrdma_send_buf_get(c->xprt, c->size, &buf);
+		if (IS_ERR(data))
+			return PTR_ERR(data);
 	}
-	data = xrdma_send_buf_get(c->xprt, c->size, &buf);
-	if (IS_ERR(data))
-		return PTR_ERR(data);
 	xrping_fill(data, c->size, seq);
-	c->t_sent[slot] = ktime_get_ns();
-	/* The echo may come before the post returns. */
+	c->t_sent[seq % c->window] = ktime_get_ns();
+	/* The echo may come before the send returns. */
 	WRITE_ONCE(c->sent, seq + 1);
-	return xrdma_send_buf_post(c->xprt, buf, c->size);
+	if (buf)
+		return xrdma_send_buf_post(c->xprt, buf, c->size);
+	return xrdma_send(c->xprt, c->msg, c->size);
 }
 
 /* Runs in the receive CQ's work item, one echo at a time, in order.
