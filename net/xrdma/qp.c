@@ -42,6 +42,22 @@ static int xrdma_check_device(struct ib_device *dev, unsigned int depth)
 	return 0;
 }
 
+/* Receives are reaped by a worker bound to the CPU that completed
+ * them, where rxe's softirq is over by then: on rxe an unbound one
+ * cost a cross-CPU wake-up per message.  siw completes a receive in
+ * TCP's receive softirq, which between two ends on one host runs in
+ * the sender's siw transmit thread; on a kernel without preemption a
+ * bound worker waited for that thread to sleep, and the message's
+ * handler, often the sender of its answer, with it (4 KiB ping-pong:
+ * 0.78 of the time unbound; Documentation/benchmarks.rst).
+ */
+static enum ib_poll_context xrdma_recv_poll_ctx(const struct ib_device *dev)
+{
+	if (dev->ops.driver_id == RDMA_DRIVER_SIW)
+		return IB_POLL_UNBOUND_WORKQUEUE;
+	return IB_POLL_WORKQUEUE;
+}
+
 /**
  * xrdma_ep_setup_qp() - make the PD, the CQs and the QP of a connection
  * @ep: the endpoint, with an id bound to a device
@@ -75,9 +91,7 @@ int xrdma_ep_setup_qp(struct xrdma_ep *ep, struct xrdma_xprt *xprt)
 	 * WRITE in its per-CPU transmit thread, which on a kernel without
 	 * preemption runs until its queue is empty, so the poster heard of
 	 * its window only once the window was drained (a stream of 4 KiB
-	 * WRITEs at 0.28 of the floor's rate).  Receives stay bound: their
-	 * handler is the echo's sender, and on rxe an unbound one cost a
-	 * cross-CPU wake-up per message.
+	 * WRITEs at 0.28 of the floor's rate).
 	 */
 	cq = ib_alloc_cq(dev, xprt, xrdma_sq_depth(depth), 0,
 			 IB_POLL_UNBOUND_WORKQUEUE);
@@ -94,7 +108,7 @@ int xrdma_ep_setup_qp(struct xrdma_ep *ep, struct xrdma_xprt *xprt)
 	 */
 	ep->signal_from = dev->ops.driver_id == RDMA_DRIVER_SIW ? PAGE_SIZE :
 								  U32_MAX;
-	cq = ib_alloc_cq(dev, xprt, depth + 1, 0, IB_POLL_WORKQUEUE);
+	cq = ib_alloc_cq(dev, xprt, depth + 1, 0, xrdma_recv_poll_ctx(dev));
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
 	ep->recv_cq = cq;
