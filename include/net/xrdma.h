@@ -16,8 +16,10 @@
  * based and invisible to the user: xrdma_send() waits for a credit.
  * An inline message can also be written in place, in the request
  * buffer it will be sent from (xrdma_send_buf_get(), then
- * xrdma_send_buf_post()), which saves the copy.  Messages arrive
- * through xrdma_ops.recv in process context.
+ * xrdma_send_buf_post()), which saves the copy, and a message being
+ * received can be sent on from the buffer it arrived in
+ * (xrdma_send_received()).  Messages arrive through xrdma_ops.recv in
+ * process context.
  */
 #ifndef _NET_XRDMA_H
 #define _NET_XRDMA_H
@@ -91,10 +93,11 @@ struct xrdma_opts {
  *	work item), one call at a time per transport; @data is valid only
  *	during the call.  It may call xrdma_send(), which then waits for a
  *	credit (and, for a chunked message, for a chunk slot) for at most
- *	the transport's timeout.  A chunked message's slot comes back when
- *	the peer's receive callback that pulled it has returned: a peer
- *	that echoes chunked messages from here needs the other side to
- *	keep at most XRDMA_MAX_CHUNKS / 2 of them unanswered.
+ *	the transport's timeout, or xrdma_send_received() for bytes of
+ *	@data.  A chunked message's slot comes back when the peer's
+ *	receive callback that pulled it has returned: a peer that echoes
+ *	chunked messages from here needs the other side to keep at most
+ *	XRDMA_MAX_CHUNKS / 2 of them unanswered.
  * @rdma_done: optional; needed for xrdma_rdma().  An RDMA READ or WRITE
  *	completed: @status is 0, or -EIO when it failed or was flushed by
  *	the end of the connection.  Runs in process context (the send
@@ -132,6 +135,8 @@ struct xrdma_ops {
  * @chunks_received: chunked messages pulled with RDMA READ
  * @sends_inv: Sends that invalidated a key of the peer (SEND_WITH_INV)
  * @sends_imm: Sends whose header went as immediate data (SEND_WITH_IMM)
+ * @sends_received: messages sent from the receive buffer they arrived in
+ *	(xrdma_send_received())
  * @pushes_sent: messages above the inline size written straight into
  *	a landing buffer the peer advertised (the rest went as chunks)
  * @pushes_received: messages the peer pushed into a landing buffer
@@ -159,6 +164,7 @@ struct xrdma_info {
 	u64 chunks_received;
 	u64 sends_inv;
 	u64 sends_imm;
+	u64 sends_received;
 	u64 pushes_sent;
 	u64 pushes_received;
 	u64 mr_remote_invs;
@@ -208,6 +214,7 @@ void *xrdma_send_buf_get(struct xrdma_xprt *xprt, u32 len,
 int xrdma_send_buf_post(struct xrdma_xprt *xprt, struct xrdma_buf *buf,
 			u32 len);
 void xrdma_send_buf_put(struct xrdma_xprt *xprt, struct xrdma_buf *buf);
+int xrdma_send_received(struct xrdma_xprt *xprt, const void *data, u32 len);
 void xrdma_get_info(struct xrdma_xprt *xprt, struct xrdma_info *info);
 
 struct xrdma_mr *xrdma_mr_register(struct xrdma_xprt *xprt, void *buf,

@@ -4,8 +4,9 @@
  * make (our queue depth) in one chained post, never while the queue is
  * being drained.  Each message's header updates our view of the peer's
  * grant and the landing buffers it offers; a message with data goes to
- * the user: from the Send, pulled first if it came as a chunk, or from
- * the landing buffer it was pushed into.  A key the peer invalidated
+ * the user: from the Send (and the user may send it on from there),
+ * pulled first if it came as a chunk, or from the landing buffer it was
+ * pushed into.  A key the peer invalidated
  * with its Send and a chunk of ours it says it is done with are taken
  * back before that.
  */
@@ -46,8 +47,8 @@ static struct ib_recv_wr *xrdma_recv_chain(struct xrdma_xprt *xprt,
 		if (!buf)
 			break;
 		buf->cqe.done = xrdma_wc_receive;
-		buf->sge.addr = buf->dma;
-		buf->sge.length = xprt->reps.size;
+		buf->sge.addr = buf->dma + XRDMA_HDR_MAX;
+		buf->sge.length = xprt->reps.size - XRDMA_HDR_MAX;
 		buf->sge.lkey = lkey;
 		buf->rwr.wr_cqe = &buf->cqe;
 		buf->rwr.sg_list = &buf->sge;
@@ -119,7 +120,8 @@ static int xrdma_recv_header(struct xrdma_xprt *xprt, struct xrdma_buf *buf,
 {
 	int hlen = wc->wc_flags & IB_WC_WITH_IMM ?
 		   xrdma_hdr_decode_imm(wc->ex.imm_data, wc->byte_len, msg) :
-		   xrdma_hdr_decode(buf->data, wc->byte_len, msg);
+		   xrdma_hdr_decode((u8 *)buf->data + buf->off, wc->byte_len,
+				    msg);
 
 	if (hlen < 0)
 		return hlen;
@@ -177,6 +179,22 @@ static void xrdma_recv_fail(struct xrdma_xprt *xprt, int rc)
 	spin_unlock(&xprt->send_lock);
 }
 
+/* An inline message goes to the user, who may send it on from @buf
+ * (xrdma_send_received()).  Returns @buf, or NULL when a Send took it.
+ */
+static struct xrdma_buf *xrdma_recv_deliver(struct xrdma_xprt *xprt,
+					    struct xrdma_buf *buf, int hlen,
+					    u32 len)
+{
+	xprt->rx_buf = buf;
+	xprt->rx_msg = (u8 *)buf->data + buf->off + hlen;
+	xprt->rx_len = len;
+	xprt->ops->recv(xprt, xprt->rx_msg, len);
+	buf = xprt->rx_buf;
+	xprt->rx_buf = NULL;
+	return buf;
+}
+
 static void xrdma_wc_receive(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct xrdma_buf *buf = container_of(wc->wr_cqe, struct xrdma_buf,
@@ -187,8 +205,10 @@ static void xrdma_wc_receive(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS)
 		goto out_flushed;
-	ib_dma_sync_single_for_cpu(cq->device, buf->dma, wc->byte_len,
-				   DMA_FROM_DEVICE);
+	buf->off = XRDMA_HDR_MAX;
+	buf->len = wc->byte_len;
+	ib_dma_sync_single_for_cpu(cq->device, buf->dma + buf->off,
+				   buf->len, DMA_FROM_DEVICE);
 	hlen = xrdma_recv_header(xprt, buf, wc, &msg);
 	if (hlen < 0) {
 		pr_warn_ratelimited("malformed message of %u bytes\n",
@@ -205,7 +225,7 @@ static void xrdma_wc_receive(struct ib_cq *cq, struct ib_wc *wc)
 		     xrdma_chunk_recv(xprt, &msg.chunk) :
 		     xrdma_land_recv(xprt, &msg.pushed);
 	} else if (!rc && (msg.flags & XRDMA_HDR_DATA)) {
-		xprt->ops->recv(xprt, (u8 *)buf->data + hlen, msg.len);
+		buf = xrdma_recv_deliver(xprt, buf, hlen, msg.len);
 	}
 	if (buf)
 		xrdma_pool_put(&xprt->reps, buf);

@@ -32,7 +32,7 @@ static void xrdma_sendctx_retire_one(void *arg, unsigned int slot)
 
 	xprt->sc_buf[slot] = NULL;
 	if (buf)
-		xrdma_pool_put(&xprt->reqs, buf);
+		xrdma_pool_put(buf->pool, buf);
 }
 
 static void xrdma_wc_send(struct ib_cq *cq, struct ib_wc *wc)
@@ -132,14 +132,15 @@ EXPORT_SYMBOL_IF_KUNIT(xrdma_send_signal);
  * if any) and the inline payload; or, when the connection carries this
  * header as immediate data (returns true), the payload alone.  @msg
  * comes zeroed, or with the PUSHED field of xrdma_push_prep().  The
- * payload starts at XRDMA_HDR_MAX, where a user writing in place put
- * it, and the header ends there.
+ * payload starts at XRDMA_HDR_MAX, or where the buffer given holds it,
+ * and the header ends there.
  */
 static bool xrdma_send_fill(struct xrdma_xprt *xprt,
 			    const struct xrdma_ep *ep, struct xrdma_buf *buf,
 			    const struct xrdma_out *out, struct xrdma_msg *msg)
 {
-	u8 *payload = (u8 *)buf->data + XRDMA_HDR_MAX;
+	u32 at = out->buf ? out->at : XRDMA_HDR_MAX;
+	u8 *payload = (u8 *)buf->data + at;
 	u32 hlen = 0;
 	bool imm;
 
@@ -161,7 +162,7 @@ static bool xrdma_send_fill(struct xrdma_xprt *xprt,
 	}
 	if (out->data && out->len)
 		memcpy(payload, out->data, out->len);
-	buf->off = XRDMA_HDR_MAX - hlen;
+	buf->off = at - hlen;
 	buf->len = hlen + out->len;
 	return imm;
 }
@@ -248,6 +249,8 @@ static void xrdma_send_posted(struct xrdma_xprt *xprt,
 		xprt->info.sends_inv++;
 	if (imm)
 		xprt->info.sends_imm++;
+	if (out->buf && out->buf->pool == &xprt->reps)
+		xprt->info.sends_received++;
 	if (out->flags & XRDMA_HDR_DATA)
 		xprt->info.sent++;
 }
@@ -310,12 +313,12 @@ static int xrdma_try_send(struct xrdma_xprt *xprt, const struct xrdma_out *out)
 	hdr = xrdma_hdr_encode_imm(&msg);
 	/* Before the post: its completion may put the buffer back. */
 	if (out->buf)
-		xrdma_pool_mark_lent(&xprt->reqs, buf, false);
+		xrdma_pool_mark_lent(buf->pool, buf, false);
 	rc = xrdma_send_post(xprt, ep, buf, slot, inv ? &rkey : NULL,
 			     imm ? &hdr : NULL, out->push);
 	if (rc) {
 		if (out->buf)
-			xrdma_pool_mark_lent(&xprt->reqs, buf, true);
+			xrdma_pool_mark_lent(buf->pool, buf, true);
 		if (out->push)
 			xrdma_push_unprep(ep, out->push);
 		xrdma_send_unget(xprt, out, buf, slot);
@@ -543,6 +546,7 @@ int xrdma_send_buf_post(struct xrdma_xprt *xprt, struct xrdma_buf *buf,
 		.len = len,
 		.flags = XRDMA_HDR_DATA,
 		.buf = buf,
+		.at = XRDMA_HDR_MAX,
 	};
 	int rc;
 
@@ -552,6 +556,68 @@ int xrdma_send_buf_post(struct xrdma_xprt *xprt, struct xrdma_buf *buf,
 	return rc;
 }
 EXPORT_SYMBOL_GPL(xrdma_send_buf_post);
+
+/**
+ * xrdma_send_from_rx() - may bytes leave from the reply buffer they are in?
+ * @xprt: the transport
+ * @buf: @xprt->rx_buf, the reply buffer being handled, or NULL
+ * @data: the bytes
+ * @len: how many
+ *
+ * They must be the start of the message being handled and within the
+ * inline size of the connection, and a spare reply buffer must be left
+ * for the next receive's replacement while this one is out.
+ *
+ * Context: the receive CQ's work item (xrdma_ops.recv).
+ * Return: true to send them from @buf.
+ */
+VISIBLE_IF_KUNIT bool xrdma_send_from_rx(struct xrdma_xprt *xprt,
+					 const struct xrdma_buf *buf,
+					 const void *data, u32 len)
+{
+	if (!buf || data != xprt->rx_msg || len > xprt->rx_len)
+		return false;
+	return xrdma_pool_nfree(&xprt->reps) &&
+	       !xrdma_send_chunked(len, xrdma_send_limit(xprt));
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_send_from_rx);
+
+/**
+ * xrdma_send_received() - send on bytes of the message being received
+ * @xprt: the transport
+ * @data: the message xrdma_ops.recv is handling, as it was given
+ * @len: how many of its bytes to send, from the first
+ *
+ * The zero-copy way to send back or forward what arrived: the bytes
+ * leave from the receive buffer they arrived in, which the Send keeps
+ * until it completes; the header is written in place before them.
+ * Anything else (other memory, more than the connection's inline size,
+ * a moment when no spare receive buffer is left) is sent as by
+ * xrdma_send().  Either way @data stays readable, unchanged, until the
+ * callback returns.
+ *
+ * Context: xrdma_ops.recv of @xprt; may sleep.
+ * Return: as xrdma_send().
+ */
+int xrdma_send_received(struct xrdma_xprt *xprt, const void *data, u32 len)
+{
+	struct xrdma_buf *buf = xprt->rx_buf;
+	struct xrdma_out out = {
+		.len = len,
+		.flags = XRDMA_HDR_DATA,
+		.buf = buf,
+	};
+	int rc;
+
+	if (!xrdma_send_from_rx(xprt, buf, data, len))
+		return xrdma_send(xprt, data, len);
+	out.at = (const u8 *)data - (u8 *)buf->data;
+	rc = xrdma_send_wait(xprt, &out);
+	if (!rc)
+		xprt->rx_buf = NULL;	/* the Send's until it completes */
+	return rc;
+}
+EXPORT_SYMBOL_GPL(xrdma_send_received);
 
 /**
  * xrdma_send_credit_update() - tell the peer about receives we posted

@@ -37,9 +37,13 @@ static int xrdma_xprt_buffers(struct xrdma_xprt *xprt)
 	if (rc)
 		return rc;
 	/* One more than posted: a reply is handled after its replacement
-	 * was posted.
+	 * was posted.  XRDMA_SIGNAL_EVERY more for Sends made from reply
+	 * buffers (xrdma_send_received()), which hold them until a signalled
+	 * completion retires them; mapped both ways for those.  Receives
+	 * land behind room for a header, which such a Send writes in place.
 	 */
-	rc = xrdma_pool_create(&xprt->reps, depth + 1, size, DMA_FROM_DEVICE);
+	rc = xrdma_pool_create(&xprt->reps, depth + 1 + XRDMA_SIGNAL_EVERY,
+			       size + XRDMA_HDR_MAX, DMA_BIDIRECTIONAL);
 	if (rc)
 		goto out_reqs;
 	rc = xrdma_sendctx_create(xprt);

@@ -104,7 +104,8 @@ u32 xrdma_credits_unannounced(const struct xrdma_credits *cr);
  * @dma: its DMA address while mapped
  * @len: the bytes in use (receives: the bytes that arrived)
  * @off: where they start (requests: the header ends at XRDMA_HDR_MAX,
- *	where the payload starts)
+ *	where the payload starts; receives land at XRDMA_HDR_MAX, so that
+ *	a header fits before any payload that arrived)
  * @index: its index in the pool
  * @pool: the pool it belongs to
  * @lent: held by the user (xrdma_send_buf_get()), under the pool's lock
@@ -579,6 +580,11 @@ struct xrdma_ep {
  * @rx_posted: receives posted and not completed (under @send_lock)
  * @reqs: request (send) buffers
  * @reps: reply (receive) buffers
+ * @rx_buf: the reply buffer whose message xrdma_ops.recv is handling,
+ *	while xrdma_send_received() may still send from it (the receive
+ *	CQ's work item only, as @rx_msg and @rx_len)
+ * @rx_msg: that message, as xrdma_ops.recv was given it
+ * @rx_len: its length
  * @disconnect_work: runs the disconnect a forced disconnect asks for
  * @reconnect_work: the next reconnect attempt
  * @backoff_ms: delay before the next reconnect attempt
@@ -619,6 +625,9 @@ struct xrdma_xprt {
 	unsigned int rx_posted;
 	struct xrdma_pool reqs;
 	struct xrdma_pool reps;
+	struct xrdma_buf *rx_buf;
+	const void *rx_msg;
+	u32 rx_len;
 	struct work_struct disconnect_work;
 	struct delayed_work reconnect_work;
 	unsigned int backoff_ms;
@@ -715,8 +724,10 @@ void xrdma_disconnect_worker(struct work_struct *work);
  * @rkey: see @inv
  * @push: a message to push into a landing buffer of the peer's, with
  *	a WRITE posted right before this Send, which announces it
- * @buf: a request buffer lent to the user, who wrote the @len bytes of
- *	payload in place (@data is NULL); else one is taken from the pool
+ * @buf: a buffer whose @len bytes at @at are the payload (@data is
+ *	NULL): a request buffer lent to the user, who wrote them there, or
+ *	the reply buffer they arrived in; else one is taken from the pool
+ * @at: with @buf, where in it the payload starts, XRDMA_HDR_MAX or more
  */
 struct xrdma_out {
 	const void *data;
@@ -728,6 +739,7 @@ struct xrdma_out {
 	u32 rkey;
 	struct xrdma_push *push;
 	struct xrdma_buf *buf;
+	u32 at;
 };
 
 /* send.c */
@@ -736,6 +748,8 @@ void xrdma_sendctx_destroy(struct xrdma_xprt *xprt);
 void xrdma_sendctx_reset(struct xrdma_xprt *xprt);
 #if IS_ENABLED(CONFIG_KUNIT)
 bool xrdma_send_signal(struct xrdma_xprt *xprt, u32 len, u32 signal_from);
+bool xrdma_send_from_rx(struct xrdma_xprt *xprt, const struct xrdma_buf *buf,
+			const void *data, u32 len);
 #endif
 void xrdma_send_credit_update(struct xrdma_xprt *xprt);
 int xrdma_send_wait(struct xrdma_xprt *xprt, struct xrdma_out *out);

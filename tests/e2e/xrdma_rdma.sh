@@ -253,13 +253,25 @@ echo "server rxe4: registered $(xrdma_server_stat rxe4 registered)," \
 	"verified $(xrdma_server_stat rxe4 verified)"
 
 # The servers' registrations were invalidated by our VERIFY and FILL
-# requests and our DONEs: their releases skipped the LOCAL_INV.
+# requests and our DONEs: their releases skipped the LOCAL_INV.  Their
+# echoes of inline messages left from the buffers the messages arrived
+# in: at least those of the Sends of 1 B, 4 KiB and 64 KiB above, four
+# each, whose validation passed.
 for name in rxe4 siw4; do
 	wait_for "$name's remote invalidations" srv_inv "$name"
 	echo "ok: server $name:" \
 		"$(xrdma_server_stat "$name" mr_remote_invs) remote" \
 		"invalidations, $(xrdma_server_stat "$name" mr_invs_skipped)" \
 		"LOCAL_INV skipped, $(xrdma_server_stat "$name" mr_invs) done"
+	n=$(xrdma_server_stat "$name" sends_received) || n=0
+	if [ "$n" -lt 12 ]; then
+		echo "FAIL: server $name echoed $n messages from their" \
+			"receive buffers, not at least 12" >&2
+		failed=$((failed + 1))
+	else
+		echo "ok: server $name echoed $n messages from their receive" \
+			"buffers"
+	fi
 done
 
 # remove_under NAME WHAT PAUSE KEY ATTR=VALUE...: rxe0 removed PAUSE s

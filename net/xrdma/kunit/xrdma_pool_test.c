@@ -2,7 +2,8 @@
 /*
  * xrdma_pool: a fixed set of buffers handed out once each, given back,
  * and all free again after a reset (the end of a connection), but for
- * those lent to the user, which stay the user's.
+ * those lent to the user, which stay the user's; and when a reply
+ * buffer may carry the message it holds out again.
  */
 #include "xrdma.h"
 #include "xrdma_kunit.h"
@@ -106,12 +107,58 @@ static void pool_memory_is_whole(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pool.count, 0U);
 }
 
+/* A message being received leaves from its reply buffer only as a
+ * whole or a prefix, within the inline size, and only while a spare
+ * reply buffer is left for the next receive.
+ */
+static void pool_send_from_rx(struct kunit *test)
+{
+	struct xrdma_xprt *xprt = kunit_kzalloc(test, sizeof(*xprt),
+						GFP_KERNEL);
+	struct xrdma_buf *buf, *spare;
+	u8 other[8];
+	u8 *msg;
+
+	KUNIT_ASSERT_NOT_NULL(test, xprt);
+	spin_lock_init(&xprt->send_lock);
+	xprt->opts.inline_size = 1024;
+	KUNIT_ASSERT_EQ(test, xrdma_pool_create(&xprt->reps, 2,
+						1024 + 2 * XRDMA_HDR_MAX,
+						DMA_BIDIRECTIONAL), 0);
+	buf = xrdma_pool_get(&xprt->reps);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	buf->off = XRDMA_HDR_MAX;
+	msg = (u8 *)buf->data + buf->off + 4;	/* behind a 4-byte header */
+	xprt->rx_buf = buf;
+	xprt->rx_msg = msg;
+	xprt->rx_len = 100;
+	KUNIT_EXPECT_TRUE(test, xrdma_send_from_rx(xprt, buf, msg, 100));
+	KUNIT_EXPECT_TRUE(test, xrdma_send_from_rx(xprt, buf, msg, 1));
+	KUNIT_EXPECT_FALSE(test, xrdma_send_from_rx(xprt, buf, msg, 101));
+	KUNIT_EXPECT_FALSE(test, xrdma_send_from_rx(xprt, buf, msg + 1, 10));
+	KUNIT_EXPECT_FALSE(test, xrdma_send_from_rx(xprt, buf, other, 8));
+	KUNIT_EXPECT_FALSE(test, xrdma_send_from_rx(xprt, NULL, msg, 100));
+	/* Above the inline size: it goes as a chunk, from a copy. */
+	xprt->rx_len = 1025;
+	KUNIT_EXPECT_TRUE(test, xrdma_send_from_rx(xprt, buf, msg, 1024));
+	KUNIT_EXPECT_FALSE(test, xrdma_send_from_rx(xprt, buf, msg, 1025));
+	/* No spare left. */
+	spare = xrdma_pool_get(&xprt->reps);
+	KUNIT_ASSERT_NOT_NULL(test, spare);
+	KUNIT_EXPECT_FALSE(test, xrdma_send_from_rx(xprt, buf, msg, 100));
+	xrdma_pool_put(&xprt->reps, spare);
+	KUNIT_EXPECT_TRUE(test, xrdma_send_from_rx(xprt, buf, msg, 100));
+	xrdma_pool_put(&xprt->reps, buf);
+	xrdma_pool_destroy(&xprt->reps);
+}
+
 static struct kunit_case xrdma_pool_cases[] = {
 	KUNIT_CASE(pool_rejects_empty),
 	KUNIT_CASE(pool_get_all),
 	KUNIT_CASE(pool_reset_spares_lent),
 	KUNIT_CASE(pool_reset),
 	KUNIT_CASE(pool_memory_is_whole),
+	KUNIT_CASE(pool_send_from_rx),
 	{}
 };
 

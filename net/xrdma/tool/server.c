@@ -19,7 +19,7 @@ static struct xrping_server *to_server(struct config_item *item)
 
 /* Runs in the receive CQ's work item of an accepted transport: a
  * control request is answered, a message for a sink is taken, anything
- * else is echoed.
+ * else is echoed, from the buffer it arrived in where it can be.
  */
 static void xrping_echo(struct xrdma_xprt *xprt, const void *data, u32 len)
 {
@@ -32,7 +32,7 @@ static void xrping_echo(struct xrdma_xprt *xprt, const void *data, u32 len)
 	}
 	if (xrping_server_sink(srv, xprt, data, len))
 		return;
-	if (xrdma_send(xprt, data, len))
+	if (xrdma_send_received(xprt, data, len))
 		atomic64_inc(&srv->errors);
 	else
 		atomic64_inc(&srv->echoed);
@@ -214,10 +214,11 @@ static ssize_t xrping_server_stats_show(struct config_item *item, char *page)
 			atomic64_read(&srv->bad),
 			atomic64_read(&srv->sunk));
 	return at + sysfs_emit_at(page, at,
-				  "chunks_sent %llu\nchunks_received %llu\npushes_sent %llu\npushes_received %llu\nsends_inv %llu\nsends_imm %llu\nmr_remote_invs %llu\nmr_invs_skipped %llu\nmr_invs %llu\n",
+				  "chunks_sent %llu\nchunks_received %llu\npushes_sent %llu\npushes_received %llu\nsends_inv %llu\nsends_imm %llu\nsends_received %llu\nmr_remote_invs %llu\nmr_invs_skipped %llu\nmr_invs %llu\n",
 				  x.chunks_sent, x.chunks_received, x.pushes_sent,
 				  x.pushes_received, x.sends_inv, x.sends_imm,
-				  x.mr_remote_invs, x.mr_invs_skipped, x.mr_invs);
+				  x.sends_received, x.mr_remote_invs,
+				  x.mr_invs_skipped, x.mr_invs);
 }
 
 CONFIGFS_ATTR(xrping_server_, addr);

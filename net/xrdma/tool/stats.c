@@ -67,6 +67,7 @@ void xrping_xinfo_add(struct xrdma_info *sum, const struct xrdma_info *info)
 	sum->chunks_received += info->chunks_received;
 	sum->sends_inv += info->sends_inv;
 	sum->sends_imm += info->sends_imm;
+	sum->sends_received += info->sends_received;
 	sum->pushes_sent += info->pushes_sent;
 	sum->pushes_received += info->pushes_received;
 	sum->mr_remote_invs += info->mr_remote_invs;
