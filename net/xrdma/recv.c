@@ -23,10 +23,17 @@
  */
 void xrdma_flush_disconnect(struct xrdma_xprt *xprt, const struct ib_wc *wc)
 {
+	bool flushed = wc->status == IB_WC_WR_FLUSH_ERR;
+
 	if (wc->status == IB_WC_SUCCESS)
 		return;
+	/* A flush is the drain's doing; anything else says why we go. */
+	if (!flushed)
+		pr_warn_ratelimited("error completion: %s (vendor error %u)\n",
+				    ib_wc_status_msg(wc->status),
+				    wc->vendor_err);
 	spin_lock(&xprt->send_lock);
-	if (wc->status != IB_WC_WR_FLUSH_ERR)
+	if (!flushed)
 		xprt->info.errors++;
 	if (xprt->ep)
 		xrdma_ep_force_disconnect(xprt->ep);
