@@ -84,27 +84,53 @@ static void cma_event_nonzero_verdict_destroys(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, netns_refs, refcount_read(&init_net.ns.count));
 }
 
+/* Holds the ordered cma_wq still until the test opens it. */
+struct cma_test_gate {
+	struct work_struct work;
+	struct completion open;
+};
+
+static void cma_test_gate_fn(struct work_struct *work)
+{
+	struct cma_test_gate *g = container_of(work, struct cma_test_gate,
+					       work);
+
+	cma_test_wait(&g->open);
+}
+
 /*
  * Two events queued for one id, the first one's handler asking for the
  * id's destruction: the second still holds a reference, queued behind
  * the first on the ordered workqueue. The destruction must not wait for
  * it there (a deadlock), and it must not be delivered.
+ *
+ * The gate keeps the first event from running before the second is
+ * queued: once it has run, the id may be gone, and queueing needs a live
+ * id.
  */
 static void cma_event_verdict_with_more_queued(struct kunit *test)
 {
+	struct rdma_cm_event event = { .event = RDMA_CM_EVENT_ADDR_CHANGE };
 	unsigned long live = cma_id_count();
 	struct cma_test_consumer c;
+	struct cma_test_gate gate;
 	struct rdma_cm_id *id;
 
 	cma_test_consumer_init(&c);
 	c.verdict = 1;
 	id = cma_test_create_id(test, &c);
 
-	cma_test_queue(test, id, RDMA_CM_IDLE, RDMA_CM_IDLE,
-		       RDMA_CM_EVENT_ADDR_CHANGE, 0);
-	cma_test_queue(test, id, RDMA_CM_IDLE, RDMA_CM_IDLE,
-		       RDMA_CM_EVENT_ADDR_CHANGE, 0);
+	INIT_WORK_ONSTACK(&gate.work, cma_test_gate_fn);
+	init_completion(&gate.open);
+	queue_work(cma_wq, &gate.work);
+	/* No assertion may leave the gate shut on a stack that is gone. */
+	KUNIT_EXPECT_EQ(test, 0, cma_queue_event(to_cma_id(id), RDMA_CM_IDLE,
+						 RDMA_CM_IDLE, &event));
+	KUNIT_EXPECT_EQ(test, 0, cma_queue_event(to_cma_id(id), RDMA_CM_IDLE,
+						 RDMA_CM_IDLE, &event));
+	complete(&gate.open);
 	flush_workqueue(cma_wq);
+	destroy_work_on_stack(&gate.work);
 	cma_id_flush_releases();
 
 	KUNIT_EXPECT_EQ(test, 1, atomic_read(&c.calls));
