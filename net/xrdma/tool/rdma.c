@@ -161,23 +161,42 @@ static int xrping_call_send(struct xrping_rconn *c,
 	return xrdma_send(c->xprt, req, sizeof(*req));
 }
 
+/* Registrations of ours the server is done with: each chunk it pulled
+ * ends one, as does each key it invalidated.
+ */
+static u64 xrping_peer_progress(struct xrping_rconn *c)
+{
+	struct xrdma_info info;
+
+	xrdma_get_info(c->xprt, &info);
+	return info.mr_invs + info.mr_invs_skipped;
+}
+
 /* One control request and its reply; the reply's buffer, if any, is
- * the one to use from now on.
+ * the one to use from now on.  A request queued behind a stream of
+ * chunks is answered once the server has pulled them all, which over a
+ * slow device takes longer than @p->opts.timeout_ms: the call is
+ * stalled only when, meanwhile, the server finished none.
  */
 static int xrping_call(struct xrping_rconn *c, const struct xrping_params *p,
 		       struct xrping_ctl *req)
 {
-	long left = msecs_to_jiffies(p->opts.timeout_ms) + 1;
+	long tmo = msecs_to_jiffies(p->opts.timeout_ms) + 1, left;
 	u32 want = c->replies + 1;
+	u64 seen;
 	int rc;
 
 	rc = xrping_call_send(c, req);
 	if (rc)
 		return rc;
-	left = wait_event_interruptible_timeout(c->wait,
-						xrping_replied(c, want), left);
-	if (left < 0)
-		return left;
+	do {
+		seen = xrping_peer_progress(c);
+		left = wait_event_interruptible_timeout(c->wait,
+							xrping_replied(c, want),
+							tmo);
+		if (left < 0)
+			return left;
+	} while (!left && xrping_peer_progress(c) != seen);
 	if (!left)
 		return -ETIMEDOUT;
 	if (le32_to_cpu(c->reply.cmd) !=
