@@ -161,8 +161,8 @@ static int xrping_call_send(struct xrping_rconn *c,
 	return xrdma_send(c->xprt, req, sizeof(*req));
 }
 
-/* Registrations of ours the server is done with: each chunk it pulled
- * ends one, as does each key it invalidated.
+/* Registrations of ours ended so far.  While a call waits, only the
+ * server ends any: the DONE for each chunk of ours it pulled does.
  */
 static u64 xrping_peer_progress(struct xrping_rconn *c)
 {
