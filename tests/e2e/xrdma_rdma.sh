@@ -224,7 +224,7 @@ for ((i = 0; i < 4; i += 2)); do
 	# A one-way stream: the server's DONEs and credit updates carry its
 	# landing buffers; each chunk's key is invalidated by its DONE.  The
 	# 8 chunks go at once and the server's tally comes after it pulled
-	# them all: over rxe that is 3-6 s, past the timeout, which only a
+	# them all: over rxe that is 3-7 s, past the timeout, which only a
 	# wait without a chunk done may reach.
 	stream "$name" "$addr" send bw 1048576 8 1 1 inline_size=65536 \
 		window=4 timeout_ms=2000

@@ -161,6 +161,27 @@ static int xrping_call_send(struct xrping_rconn *c,
 	return xrdma_send(c->xprt, req, sizeof(*req));
 }
 
+/* Wait until @done(@c, @n); -ETIMEDOUT once @moved(@c) stood still
+ * for @ms, else 0 or -ERESTARTSYS.
+ */
+static int xrping_wait_moving(struct xrping_rconn *c,
+			      bool (*done)(struct xrping_rconn *c, u32 n),
+			      u32 n, u64 (*moved)(struct xrping_rconn *c),
+			      unsigned int ms)
+{
+	long tmo = msecs_to_jiffies(ms) + 1, left;
+	u64 seen;
+
+	do {
+		seen = moved(c);
+		left = wait_event_interruptible_timeout(c->wait, done(c, n),
+							tmo);
+		if (left < 0)
+			return left;
+	} while (!left && moved(c) != seen);
+	return left ? 0 : -ETIMEDOUT;
+}
+
 /* Registrations of ours ended so far.  While a call waits, only the
  * server ends any: the DONE for each chunk of ours it pulled does.
  */
@@ -181,24 +202,16 @@ static u64 xrping_peer_progress(struct xrping_rconn *c)
 static int xrping_call(struct xrping_rconn *c, const struct xrping_params *p,
 		       struct xrping_ctl *req)
 {
-	long tmo = msecs_to_jiffies(p->opts.timeout_ms) + 1, left;
 	u32 want = c->replies + 1;
-	u64 seen;
 	int rc;
 
 	rc = xrping_call_send(c, req);
+	if (!rc)
+		rc = xrping_wait_moving(c, xrping_replied, want,
+					xrping_peer_progress,
+					p->opts.timeout_ms);
 	if (rc)
 		return rc;
-	do {
-		seen = xrping_peer_progress(c);
-		left = wait_event_interruptible_timeout(c->wait,
-							xrping_replied(c, want),
-							tmo);
-		if (left < 0)
-			return left;
-	} while (!left && xrping_peer_progress(c) != seen);
-	if (!left)
-		return -ETIMEDOUT;
 	if (le32_to_cpu(c->reply.cmd) !=
 	    (le32_to_cpu(req->cmd) | XRPING_CTL_REPLY))
 		return -EPROTO;
@@ -223,7 +236,7 @@ static int xrping_ctl(struct xrping_rconn *c, const struct xrping_params *p,
 	return xrping_call(c, p, &req);
 }
 
-static u32 xrping_ops_count(struct xrping_rconn *c)
+static u64 xrping_ops_count(struct xrping_rconn *c)
 {
 	return atomic_read(&c->done) + atomic_read(&c->failed);
 }
@@ -239,20 +252,10 @@ static bool xrping_ops_done(struct xrping_rconn *c, u32 n)
  */
 static int xrping_wait_ops(struct xrping_rconn *c, u32 n, unsigned int ms)
 {
-	long left;
-	u32 seen;
+	int rc = xrping_wait_moving(c, xrping_ops_done, n, xrping_ops_count,
+				    ms);
 
-	do {
-		seen = xrping_ops_count(c);
-		left = wait_event_interruptible_timeout(c->wait,
-							xrping_ops_done(c, n),
-							msecs_to_jiffies(ms) + 1);
-		if (left < 0)
-			return left;
-	} while (!left && xrping_ops_count(c) != seen);
-	if (READ_ONCE(c->chain_rc))
-		return READ_ONCE(c->chain_rc);
-	return left ? 0 : -ETIMEDOUT;
+	return READ_ONCE(c->chain_rc) ?: rc;
 }
 
 static int xrping_open_rconn(const struct xrping_params *p,
@@ -321,7 +324,7 @@ static int xrping_rdma_once(struct xrping_rconn *c,
 {
 	struct xrdma_remote local;
 	struct xrdma_mr *mr;
-	u32 n = atomic_read(&c->done) + atomic_read(&c->failed) + 1;
+	u32 n = xrping_ops_count(c) + 1;
 	u64 start;
 	int rc;
 
