@@ -41,12 +41,12 @@ cmtime_pair "$CM_RXE_ADDR4" 10
 send_lat_pair "$CM_RXE_ADDR4" rxe0
 send_bw_pair "$CM_RXE_ADDR4" rxe0
 
-server_client mckey mckey -m 239.1.2.3 -b "$CM_RXE_ADDR4" -c 5 -- \
+CM_PAIR_LISTENS=0 server_client mckey mckey -m 239.1.2.3 -b "$CM_RXE_ADDR4" -c 5 -- \
 	mckey -m 239.1.2.3 -b "$CM_RXE_ADDR4" -s -c 5
 
 # IPv6 groups on RoCEv2 join with MLD here; the in-box CM says -ENOTSUPP.
 if [ -e "$CM_DEVICES" ]; then
-	server_client mckey6 mckey -m ff0e::1:2:3 -b "$CM_RXE_ADDR6" -c 5 -- \
+	CM_PAIR_LISTENS=0 server_client mckey6 mckey -m ff0e::1:2:3 -b "$CM_RXE_ADDR6" -c 5 -- \
 		mckey -m ff0e::1:2:3 -b "$CM_RXE_ADDR6" -s -c 5
 fi
 
