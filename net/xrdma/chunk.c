@@ -189,8 +189,7 @@ static void xrdma_wc_pull(struct ib_cq *cq, struct ib_wc *wc)
 	struct xrdma_xprt *xprt = cq->cq_context;
 
 	xrdma_flush_disconnect(xprt, wc);
-	xprt->pull.status = wc->status;
-	complete(&xprt->pull.done);
+	xrdma_wr_wait_done(xprt, &xprt->pull.wait, wc);
 }
 
 /**
@@ -201,28 +200,24 @@ static void xrdma_wc_pull(struct ib_cq *cq, struct ib_wc *wc)
  */
 void xrdma_pull_init(struct xrdma_xprt *xprt)
 {
-	xprt->pull.cqe.done = xrdma_wc_pull;
-	init_completion(&xprt->pull.done);
+	xrdma_wr_wait_init(&xprt->pull.wait, xrdma_wc_pull);
 }
 
-/* One RDMA READ of the whole chunk into @buf, waited for.  The wait is
- * bounded by the connection's life: a drain flushes the READ.
- */
+/* One RDMA READ of the whole chunk into @buf, waited for. */
 static int xrdma_chunk_pull(struct xrdma_xprt *xprt,
 			    const struct xrdma_remote *rem, void *buf)
 {
 	struct ib_sge sge = { .length = rem->len };
 	struct ib_rdma_wr wr = {
-		.wr.wr_cqe = &xprt->pull.cqe,
 		.wr.sg_list = &sge,
 		.wr.num_sge = 1,
 		.wr.opcode = IB_WR_RDMA_READ,
-		.wr.send_flags = IB_SEND_SIGNALED,
 		.remote_addr = rem->addr,
 		.rkey = rem->rkey,
 	};
 	struct xrdma_remote local;
 	struct xrdma_mr *mr;
+	bool posted;
 	int rc;
 
 	mr = xrdma_mr_register(xprt, buf, rem->len, false, &local);
@@ -230,15 +225,9 @@ static int xrdma_chunk_pull(struct xrdma_xprt *xprt,
 		return PTR_ERR(mr);
 	sge.addr = local.addr;
 	rc = xrdma_mr_lkey(xprt, mr, &sge.lkey);
-	if (!rc) {
-		reinit_completion(&xprt->pull.done);
-		rc = xrdma_post_wr(xprt, &wr.wr);
-	}
-	if (!rc) {
-		wait_for_completion(&xprt->pull.done);
-		if (xprt->pull.status != IB_WC_SUCCESS)
-			rc = -EIO;
-	}
+	if (!rc)
+		rc = xrdma_wr_wait_post(xprt, &wr.wr, &xprt->pull.wait,
+					&posted);
 	xrdma_mr_release(xprt, mr);
 	return rc;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Disconnect: rdma_disconnect(), drain the receive queue and then the
- * send queue, release the connection-scoped state and drop the owner's
+ * Disconnect: rdma_disconnect(), drain the send queue and then the
+ * receive queue, release the connection-scoped state and drop the owner's
  * reference.  The buffers stay with the transport for the next
  * connection.
  */
@@ -11,8 +11,16 @@
 
 #include "xrdma.h"
 
-/* Every WR is done and its completion handled once this returns. */
-static void xrdma_ep_drain(struct xrdma_ep *ep)
+/* Every WR is done and its completion handled once this returns.
+ *
+ * The send queue goes first, unlike xprtrdma's drain: our receive
+ * handlers wait for WRs of the send queue (a chunk's READ, a landing
+ * buffer's REG_MR, the WRITE of a push sent from a receive callback),
+ * and the receive queue's drain waits for them.  Nothing is posted
+ * after @ep->draining was set, so a receive handler that runs after
+ * the send queue's drain has nothing left to wait for.
+ */
+static void xrdma_ep_drain(struct xrdma_xprt *xprt, struct xrdma_ep *ep)
 {
 	struct ib_qp *qp = ep->id ? ep->id->qp : NULL;
 
@@ -21,8 +29,9 @@ static void xrdma_ep_drain(struct xrdma_ep *ep)
 	 */
 	if (!qp || !ep->was_connected)
 		return;
-	ib_drain_rq(qp);
 	ib_drain_sq(qp);
+	xrdma_wr_waits_flush(xprt, ep);
+	ib_drain_rq(qp);
 }
 
 /* Drop the owner's reference; the id goes with the last one. */
@@ -72,7 +81,7 @@ void xrdma_ep_teardown(struct xrdma_xprt *xprt)
 	wake_up_all(&xprt->send_wait);
 	if (ep->was_connected)
 		rdma_disconnect(ep->id);
-	xrdma_ep_drain(ep);
+	xrdma_ep_drain(xprt, ep);
 	/* No MR work request is in flight now; the MRs go before the PD. */
 	xrdma_frwr_detach(xprt);
 	xrdma_chunks_reset(xprt);

@@ -18,8 +18,9 @@
  * user still holds become dead handles that xrdma_mr_release() frees.
  *
  * A user waits for the completion of its REG_MR or LOCAL_INV without
- * holding the mutex; a drain completes every WR, so the wait is bounded
- * by the connection's life.
+ * holding the mutex; the teardown's drain completes every WR (or
+ * wr_wait.c does, where a provider lost one), so the wait is bounded by
+ * the connection's life.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,11 +32,12 @@
 
 static void xrdma_frwr_wc(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct xrdma_mr *mr = container_of(wc->wr_cqe, struct xrdma_mr, cqe);
+	struct xrdma_mr *mr = container_of(wc->wr_cqe, struct xrdma_mr,
+					   wait.cqe);
+	struct xrdma_xprt *xprt = cq->cq_context;
 
-	mr->wc_status = wc->status;
-	complete(&mr->done);
-	xrdma_flush_disconnect(cq->cq_context, wc);
+	xrdma_flush_disconnect(xprt, wc);
+	xrdma_wr_wait_done(xprt, &mr->wait, wc);
 }
 
 static void xrdma_mr_free(struct xrdma_mr *mr)
@@ -63,8 +65,7 @@ static struct xrdma_mr *xrdma_mr_alloc(struct xrdma_frwr *frwr)
 		return ERR_CAST(ibmr);
 	}
 	mr->ibmr = ibmr;
-	mr->cqe.done = xrdma_frwr_wc;
-	init_completion(&mr->done);
+	xrdma_wr_wait_init(&mr->wait, xrdma_frwr_wc);
 	mr->state = XRDMA_MR_FREE;
 	INIT_LIST_HEAD(&mr->node);
 	return mr;
@@ -287,27 +288,6 @@ static void xrdma_frwr_put(struct xrdma_xprt *xprt, struct xrdma_mr *mr,
 	}
 }
 
-/* Post one REG_MR or LOCAL_INV and wait for it.  Returns 0, -EIO when
- * it completed in error (@posted is then true), or the error of a post
- * that never happened.
- */
-static int xrdma_frwr_post_wait(struct xrdma_xprt *xprt, struct xrdma_mr *mr,
-				struct ib_send_wr *wr, bool *posted)
-{
-	int rc;
-
-	*posted = false;
-	wr->wr_cqe = &mr->cqe;
-	wr->send_flags = IB_SEND_SIGNALED;
-	reinit_completion(&mr->done);
-	rc = xrdma_post_wr(xprt, wr);
-	if (rc)
-		return rc;
-	*posted = true;
-	wait_for_completion(&mr->done);
-	return mr->wc_status == IB_WC_SUCCESS ? 0 : -EIO;
-}
-
 /* Describe @len bytes at @buf (kmalloc'ed or vmalloc'ed) page by page. */
 static int xrdma_mr_set_pages(struct xrdma_frwr *frwr, struct xrdma_mr *mr,
 			      void *buf, u32 len)
@@ -421,7 +401,7 @@ struct xrdma_mr *xrdma_mr_register_access(struct xrdma_xprt *xprt,
 	}
 	mutex_unlock(&frwr->mutex);
 	if (!rc)
-		rc = xrdma_frwr_post_wait(xprt, mr, &reg.wr, &posted);
+		rc = xrdma_wr_wait_post(xprt, &reg.wr, &mr->wait, &posted);
 	if (rc) {
 		/* Never posted: the device did not see it, the MR is as
 		 * good as before.  Failed: its state is unknown.
@@ -568,7 +548,7 @@ void xrdma_mr_release(struct xrdma_xprt *xprt, struct xrdma_mr *mr)
 		spin_unlock(&xprt->send_lock);
 	}
 	if (needed) {
-		rc = xrdma_frwr_post_wait(xprt, mr, &inv, &posted);
+		rc = xrdma_wr_wait_post(xprt, &inv, &mr->wait, &posted);
 		if (!rc) {
 			spin_lock(&xprt->send_lock);
 			xprt->info.mr_invs++;

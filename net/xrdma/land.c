@@ -118,7 +118,7 @@ bool xrdma_push_ready(struct xrdma_xprt *xprt)
 static void xrdma_wc_push(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct xrdma_push *push = container_of(wc->wr_cqe, struct xrdma_push,
-					       cqe);
+					       wait.cqe);
 	struct xrdma_xprt *xprt = cq->cq_context;
 
 	ib_dma_unmap_single(cq->device, push->dma, push->len, DMA_TO_DEVICE);
@@ -128,9 +128,8 @@ static void xrdma_wc_push(struct ib_cq *cq, struct ib_wc *wc)
 		xprt->info.pushes_sent++;
 	spin_unlock(&xprt->send_lock);
 	xrdma_flush_disconnect(xprt, wc);
-	push->status = wc->status;
 	/* The sender's stack: not to be touched after this. */
-	complete(&push->done);
+	xrdma_wr_wait_done(xprt, &push->wait, wc);
 }
 
 /**
@@ -159,7 +158,7 @@ int xrdma_push_prep(struct xrdma_xprt *xprt, struct xrdma_ep *ep,
 	push->sge.length = push->len;
 	push->sge.lkey = ep->pd->local_dma_lkey;
 	memset(&push->wr, 0, sizeof(push->wr));
-	push->wr.wr.wr_cqe = &push->cqe;
+	push->wr.wr.wr_cqe = &push->wait.cqe;
 	push->wr.wr.sg_list = &push->sge;
 	push->wr.wr.num_sge = 1;
 	push->wr.wr.opcode = IB_WR_RDMA_WRITE;
@@ -211,13 +210,12 @@ int xrdma_push_send(struct xrdma_xprt *xprt, const void *data, u32 len,
 	struct xrdma_push push = {
 		.data = data,
 		.len = len,
-		.cqe.done = xrdma_wc_push,
 	};
 	int rc;
 
 	if (!xrdma_push_source_ok(data, len))
 		return -ENOENT;
-	init_completion(&push.done);
+	xrdma_wr_wait_init(&push.wait, xrdma_wc_push);
 	/* The payload is in the WRITE, nothing inline. */
 	out->data = NULL;
 	out->len = 0;
@@ -226,11 +224,11 @@ int xrdma_push_send(struct xrdma_xprt *xprt, const void *data, u32 len,
 	out->push = NULL;
 	if (rc)
 		return rc;
-	wait_for_completion(&push.done);
-	if (push.status == IB_WC_SUCCESS)
+	wait_for_completion(&push.wait.done);
+	if (push.wait.status == IB_WC_SUCCESS)
 		return 0;
 	/* Flushed: the connection went with the message. */
-	return push.status == IB_WC_WR_FLUSH_ERR ? -ENOTCONN : -EIO;
+	return push.wait.status == IB_WC_WR_FLUSH_ERR ? -ENOTCONN : -EIO;
 }
 
 /**

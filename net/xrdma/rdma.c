@@ -56,7 +56,8 @@ int xrdma_ep_live(struct xrdma_xprt *xprt, struct xrdma_ep **epp)
 }
 
 static int xrdma_post_wr_try(struct xrdma_xprt *xprt,
-			     const struct ib_send_wr *wr)
+			     const struct ib_send_wr *wr,
+			     struct xrdma_wr_wait *w)
 {
 	struct xrdma_ep *ep;
 	int rc;
@@ -67,22 +68,26 @@ static int xrdma_post_wr_try(struct xrdma_xprt *xprt,
 		rc = ib_post_send(ep->id->qp, wr, NULL);
 		if (rc)
 			xrdma_ep_force_disconnect(ep);
+		else
+			xrdma_wr_wait_posted(xprt, w);
 	}
 	spin_unlock(&xprt->send_lock);
 	return rc;
 }
 
 static bool xrdma_post_wr_tried(struct xrdma_xprt *xprt,
-				const struct ib_send_wr *wr, int *rc)
+				const struct ib_send_wr *wr,
+				struct xrdma_wr_wait *w, int *rc)
 {
-	*rc = xrdma_post_wr_try(xprt, wr);
+	*rc = xrdma_post_wr_try(xprt, wr, w);
 	return *rc != -EAGAIN;
 }
 
 /**
  * xrdma_post_wr() - post a work request on the send queue
  * @xprt: the transport
- * @wr: the work request (one, not a chain)
+ * @wr: the work request (one, not a chain), completed through @w
+ * @w: its context, listed as owed once posted (xrdma_wr_wait_post())
  *
  * Refused once the drain of the connection began, so every WR posted
  * here completes before teardown goes on.  On an accepted connection
@@ -92,13 +97,14 @@ static bool xrdma_post_wr_tried(struct xrdma_xprt *xprt,
  * Context: process context, may sleep; takes the send lock.
  * Return: 0, -ENOTCONN, -ETIMEDOUT, or the error of ib_post_send().
  */
-int xrdma_post_wr(struct xrdma_xprt *xprt, const struct ib_send_wr *wr)
+int xrdma_post_wr(struct xrdma_xprt *xprt, const struct ib_send_wr *wr,
+		  struct xrdma_wr_wait *w)
 {
 	long left = msecs_to_jiffies(xprt->opts.timeout_ms) + 1;
 	int rc = -EAGAIN;
 
-	wait_event_timeout(xprt->send_wait, xrdma_post_wr_tried(xprt, wr, &rc),
-			   left);
+	wait_event_timeout(xprt->send_wait,
+			   xrdma_post_wr_tried(xprt, wr, w, &rc), left);
 	return rc == -EAGAIN ? -ETIMEDOUT : rc;
 }
 

@@ -29,7 +29,8 @@ void xrdma_flush_disconnect(struct xrdma_xprt *xprt, const struct ib_wc *wc)
 		return;
 	/* A flush is the drain's doing; anything else says why we go. */
 	if (!flushed)
-		pr_warn_ratelimited("error completion: %s (vendor error %u)\n",
+		pr_warn_ratelimited("%s: error completion of %ps: %s (vendor error %u)\n",
+				    wc->qp->device->name, wc->wr_cqe->done,
 				    ib_wc_status_msg(wc->status),
 				    wc->vendor_err);
 	spin_lock(&xprt->send_lock);

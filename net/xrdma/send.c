@@ -238,8 +238,10 @@ static void xrdma_send_posted(struct xrdma_xprt *xprt,
 		xprt->done_pending = false;
 	if (msg->flags & XRDMA_HDR_LAND)
 		xrdma_land_offered(xprt, msg->land.rkey);
-	if (out->push)
+	if (out->push) {
 		xprt->pushes_posted++;
+		xrdma_wr_wait_posted(xprt, &out->push->wait);
+	}
 	if (out->slot) {
 		out->slot->rkey = out->chunk.rkey;
 		out->slot->armed = true;

@@ -100,6 +100,7 @@ struct xrdma_xprt *xrdma_xprt_alloc(const struct xrdma_opts *opts,
 	INIT_LIST_HEAD(&xprt->lsn_node);
 	xrdma_frwr_init(xprt);
 	xrdma_pull_init(xprt);
+	INIT_LIST_HEAD(&xprt->wr_waits);
 	rc = xrdma_xprt_buffers(xprt);
 	if (rc) {
 		xrdma_frwr_destroy(xprt);

@@ -215,12 +215,26 @@ enum xrdma_mr_state {
 };
 
 /**
+ * struct xrdma_wr_wait - a work request a thread waits for (wr_wait.c)
+ * @cqe: its completion entry; @cqe.done is the handler of its kind,
+ *	which ends with xrdma_wr_wait_done()
+ * @done: completed by that handler
+ * @status: the completion's status
+ * @node: on the transport's @wr_waits from the post to the completion
+ *	(under its send lock)
+ */
+struct xrdma_wr_wait {
+	struct ib_cqe cqe;
+	struct completion done;
+	enum ib_wc_status status;
+	struct list_head node;
+};
+
+/**
  * struct xrdma_mr - one FRWR memory region and what it registers
  * @node: on the pool's free, busy or dead list
  * @ibmr: the MR; NULL once dead
- * @cqe: completion entry of its REG_MR and LOCAL_INV
- * @done: completed by those completions
- * @wc_status: the status of the last one
+ * @wait: its REG_MR or LOCAL_INV, waited for
  * @state: free, lent to a user (busy) or dead (under the pool's mutex)
  * @sg: the pages of the registered memory, XRDMA_FRWR_PAGES entries
  * @nents: entries of @sg in use
@@ -233,9 +247,7 @@ enum xrdma_mr_state {
 struct xrdma_mr {
 	struct list_head node;
 	struct ib_mr *ibmr;
-	struct ib_cqe cqe;
-	struct completion done;
-	int wc_status;
+	struct xrdma_wr_wait wait;
 	enum xrdma_mr_state state;
 	struct scatterlist *sg;
 	unsigned int nents;
@@ -397,17 +409,13 @@ struct xrdma_chunk {
 
 /**
  * struct xrdma_pull - the RDMA READ that pulls a peer's chunk
- * @cqe: its completion entry
- * @done: completed with it
- * @status: its status
+ * @wait: the READ, waited for
  *
  * One per transport: chunks are pulled by the receive callback, one
  * message at a time.
  */
 struct xrdma_pull {
-	struct ib_cqe cqe;
-	struct completion done;
-	int status;
+	struct xrdma_wr_wait wait;
 };
 
 /* Landing buffers each end keeps for the peer to push into (land.c). */
@@ -451,9 +459,7 @@ struct xrdma_land {
  * @len: its length
  * @dest: the peer's landing buffer it goes to
  * @dma: @data's DMA address while the WRITE is posted
- * @cqe: the WRITE's completion entry
- * @done: completed with the WRITE
- * @status: its status
+ * @wait: the WRITE, waited for
  * @wr: the WRITE, posted in one chain with the Send that announces it
  * @sge: its source
  *
@@ -465,9 +471,7 @@ struct xrdma_push {
 	u32 len;
 	struct xrdma_remote dest;
 	u64 dma;
-	struct ib_cqe cqe;
-	struct completion done;
-	int status;
+	struct xrdma_wr_wait wait;
 	struct ib_rdma_wr wr;
 	struct ib_sge sge;
 };
@@ -606,6 +610,8 @@ struct xrdma_ep {
  * @nr_peer_lands: see @peer_lands
  * @pushes_posted: pushes whose WRITE did not complete yet (under
  *	@send_lock)
+ * @wr_waits: the posted work requests a thread waits for, struct
+ *	xrdma_wr_wait (under @send_lock)
  */
 struct xrdma_xprt {
 	struct xrdma_opts opts;
@@ -646,6 +652,7 @@ struct xrdma_xprt {
 	struct xrdma_remote peer_lands[XRDMA_LANDS];
 	unsigned int nr_peer_lands;
 	unsigned int pushes_posted;
+	struct list_head wr_waits;
 };
 
 /**
@@ -807,8 +814,19 @@ int xrdma_rctx_create(struct xrdma_xprt *xprt);
 void xrdma_rctx_destroy(struct xrdma_xprt *xprt);
 void xrdma_rctx_reset(struct xrdma_xprt *xprt);
 int xrdma_ep_live(struct xrdma_xprt *xprt, struct xrdma_ep **epp);
-int xrdma_post_wr(struct xrdma_xprt *xprt, const struct ib_send_wr *wr);
+int xrdma_post_wr(struct xrdma_xprt *xprt, const struct ib_send_wr *wr,
+		  struct xrdma_wr_wait *w);
 unsigned int xrdma_sq_depth(unsigned int depth);
+
+/* wr_wait.c */
+void xrdma_wr_wait_init(struct xrdma_wr_wait *w,
+			void (*done)(struct ib_cq *cq, struct ib_wc *wc));
+void xrdma_wr_wait_posted(struct xrdma_xprt *xprt, struct xrdma_wr_wait *w);
+void xrdma_wr_wait_done(struct xrdma_xprt *xprt, struct xrdma_wr_wait *w,
+			const struct ib_wc *wc);
+int xrdma_wr_wait_post(struct xrdma_xprt *xprt, struct ib_send_wr *wr,
+		       struct xrdma_wr_wait *w, bool *posted);
+void xrdma_wr_waits_flush(struct xrdma_xprt *xprt, struct xrdma_ep *ep);
 
 /* listen.c */
 void xrdma_listener_retire(struct xrdma_xprt *xprt);

@@ -12,5 +12,6 @@ extern struct kunit_suite xrdma_frwr_suite;
 extern struct kunit_suite xrdma_hdr_suite;
 extern struct kunit_suite xrdma_land_suite;
 extern struct kunit_suite xrdma_rdma_suite;
+extern struct kunit_suite xrdma_wr_wait_suite;
 
 #endif /* _XRDMA_KUNIT_H */
