@@ -64,7 +64,7 @@ static void xrdma_chunk_put(struct xrdma_xprt *xprt, struct xrdma_chunk *ch)
 	ch->armed = false;
 	ch->busy = false;
 	spin_unlock(&xprt->send_lock);
-	wake_up(&xprt->send_wait);
+	xrdma_wake_senders(xprt);
 }
 
 /**

@@ -123,7 +123,7 @@ static void xrdma_wc_rdma(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	list_add(&rc->node, &xprt->rctx_free);
 	spin_unlock(&xprt->send_lock);
-	wake_up(&xprt->send_wait);
+	xrdma_wake_senders(xprt);
 	xprt->ops->rdma_done(xprt, cookie, ok ? 0 : -EIO);
 	xrdma_flush_disconnect(xprt, wc);
 }

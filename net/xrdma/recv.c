@@ -141,7 +141,7 @@ static int xrdma_recv_header(struct xrdma_xprt *xprt, struct xrdma_buf *buf,
 	if (msg->flags & XRDMA_HDR_DATA)
 		xprt->info.received++;
 	spin_unlock(&xprt->send_lock);
-	wake_up(&xprt->send_wait);
+	xrdma_wake_senders(xprt);
 	return hlen;
 }
 

@@ -42,7 +42,7 @@ static void xrdma_wc_send(struct ib_cq *cq, struct ib_wc *wc)
 
 	/* Only wr_cqe and status are valid in a failed completion. */
 	xrdma_ring_retire(&xprt->ring, slot, xrdma_sendctx_retire_one, xprt);
-	wake_up(&xprt->send_wait);
+	xrdma_wake_senders(xprt);
 	xrdma_flush_disconnect(xprt, wc);
 }
 
@@ -521,7 +521,7 @@ EXPORT_SYMBOL_GPL(xrdma_send_buf_get);
 void xrdma_send_buf_put(struct xrdma_xprt *xprt, struct xrdma_buf *buf)
 {
 	xrdma_pool_put(&xprt->reqs, buf);
-	wake_up(&xprt->send_wait);
+	xrdma_wake_senders(xprt);
 }
 EXPORT_SYMBOL_GPL(xrdma_send_buf_put);
 

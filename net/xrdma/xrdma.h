@@ -25,8 +25,10 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
-/* One Send in this many is signalled (at least one per ring). */
-#define XRDMA_SIGNAL_EVERY	8
+/* One Send in this many is signalled (at least one per ring): at the
+ * default depth, only the one that fills the ring.
+ */
+#define XRDMA_SIGNAL_EVERY	16
 #define XRDMA_RECONNECT_MAX_MS	60000
 /* 3: the message header has optional DONE, CHUNK, PUSHED and LAND fields. */
 #define XRDMA_CM_VERSION	3
@@ -654,6 +656,26 @@ struct xrdma_xprt {
 	unsigned int pushes_posted;
 	struct list_head wr_waits;
 };
+
+/**
+ * xrdma_wake_senders() - wake the senders waiting on a transport
+ * @xprt: the transport; a credit, a buffer, a send or RDMA context has
+ *	just come free, or the connection's state changed (made visible
+ *	before the call)
+ *
+ * Most calls, one per message or completion, find nobody waiting, and
+ * the wait queue's lock, taken with interrupts off, is what a wake-up
+ * costs then.  A sender queues itself before it checks its condition
+ * again (prepare_to_wait_event()), which pairs with the barrier here,
+ * so one that is about to sleep is seen.
+ *
+ * Context: any.
+ */
+static inline void xrdma_wake_senders(struct xrdma_xprt *xprt)
+{
+	if (wq_has_sleeper(&xprt->send_wait))
+		wake_up(&xprt->send_wait);
+}
 
 /**
  * struct xrdma_listener - a listening id and the transports it accepted
