@@ -217,7 +217,6 @@ static int xrdma_chunk_pull(struct xrdma_xprt *xprt,
 	};
 	struct xrdma_remote local;
 	struct xrdma_mr *mr;
-	bool posted;
 	int rc;
 
 	mr = xrdma_mr_register(xprt, buf, rem->len, false, &local);
@@ -226,8 +225,7 @@ static int xrdma_chunk_pull(struct xrdma_xprt *xprt,
 	sge.addr = local.addr;
 	rc = xrdma_mr_lkey(xprt, mr, &sge.lkey);
 	if (!rc)
-		rc = xrdma_wr_wait_post(xprt, &wr.wr, &xprt->pull.wait,
-					&posted);
+		rc = xrdma_wr_wait_post(xprt, &wr.wr, &xprt->pull.wait, NULL);
 	xrdma_mr_release(xprt, mr);
 	return rc;
 }

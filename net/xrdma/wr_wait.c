@@ -79,7 +79,7 @@ EXPORT_SYMBOL_IF_KUNIT(xrdma_wr_wait_done);
  * @xprt: the transport
  * @wr: the WR, signalled here; one, not a chain
  * @w: its context, xrdma_wr_wait_init()'ed
- * @posted: set to whether the device took it
+ * @posted: if not NULL, set to whether the device took it
  *
  * The wait is bounded by the connection's life: the teardown's drain
  * completes the WR, or xrdma_wr_waits_flush() does.
@@ -97,7 +97,8 @@ int xrdma_wr_wait_post(struct xrdma_xprt *xprt, struct ib_send_wr *wr,
 	wr->send_flags |= IB_SEND_SIGNALED;
 	reinit_completion(&w->done);
 	rc = xrdma_post_wr(xprt, wr, w);
-	*posted = !rc;
+	if (posted)
+		*posted = !rc;
 	if (rc)
 		return rc;
 	wait_for_completion(&w->done);
