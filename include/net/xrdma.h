@@ -100,9 +100,11 @@ struct xrdma_opts {
  *	XRDMA_MAX_CHUNKS / 2 of them unanswered.
  * @rdma_done: optional; needed for xrdma_rdma().  An RDMA READ or WRITE
  *	completed: @status is 0, or -EIO when it failed or was flushed by
- *	the end of the connection.  Runs in process context (the send
- *	CQ's work item) and must not sleep for long; it may start the
- *	next operation with xrdma_rdma_nowait().
+ *	the end of the connection.  Calls come in the order the WRITEs
+ *	were started.  Runs in process context (the send CQ's work item,
+ *	or the teardown of the connection for WRITEs the device completed
+ *	without a word: XRDMA_RDMA_MORE) and must not sleep for long; it
+ *	may start the next operation with xrdma_rdma_nowait().
  * @closed: optional; the transport is being destroyed: no callback runs
  *	any more and no connection is left.  The last chance to give
  *	back memory registrations with xrdma_mr_release().  Runs in
@@ -193,10 +195,17 @@ struct xrdma_remote {
  * enum xrdma_rdma_op - what xrdma_rdma() does
  * @XRDMA_RDMA_WRITE: copy local memory into the peer's
  * @XRDMA_RDMA_READ: copy the peer's memory into local memory
+ * @XRDMA_RDMA_MORE: a flag, or'd into XRDMA_RDMA_WRITE: the caller
+ *	starts another operation after this one without waiting for this
+ *	one's outcome (as MSG_MORE).  Such a WRITE may go without a
+ *	completion of its own, its outcome told when a later WRITE's is;
+ *	the last operation of a stream goes without the flag.  READs
+ *	ignore it.
  */
 enum xrdma_rdma_op {
 	XRDMA_RDMA_WRITE,
 	XRDMA_RDMA_READ,
+	XRDMA_RDMA_MORE = 0x100,
 };
 
 struct xrdma_xprt *xrdma_xprt_create(const struct xrdma_opts *opts,

@@ -82,6 +82,7 @@ void xrdma_ep_teardown(struct xrdma_xprt *xprt)
 	if (ep->was_connected)
 		rdma_disconnect(ep->id);
 	xrdma_ep_drain(xprt, ep);
+	xrdma_rdma_retire_writes(xprt);
 	/* No MR work request is in flight now; the MRs go before the PD. */
 	xrdma_frwr_detach(xprt);
 	xrdma_chunks_reset(xprt);

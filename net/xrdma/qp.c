@@ -100,10 +100,10 @@ int xrdma_ep_setup_qp(struct xrdma_ep *ep, struct xrdma_xprt *xprt)
 	ep->send_cq = cq;
 	ep->rd_atom = min3(XRDMA_RD_ATOM, dev->attrs.max_qp_rd_atom,
 			   dev->attrs.max_qp_init_rd_atom);
-	/* siw hands an unsignalled Send of a page or more to TCP page by
-	 * page, zero copy, which more than doubled the latency of 4 KiB
-	 * messages; a signalled one goes in one copy.  Elsewhere such a
-	 * completion is only one more work item to wake
+	/* siw hands an unsignalled Send or WRITE of a page or more to TCP
+	 * page by page, zero copy, which more than doubled the latency of
+	 * 4 KiB messages; a signalled one goes in one copy.  Elsewhere
+	 * such a completion is only one more work item to wake
 	 * (Documentation/benchmarks.rst).
 	 */
 	ep->signal_from = dev->ops.driver_id == RDMA_DRIVER_SIW ? PAGE_SIZE :

@@ -2,14 +2,22 @@
 /*
  * RDMA READ and WRITE between memory registered here (xrdma_mr_register)
  * and memory the peer advertised.  Each operation in flight holds one
- * of the transport's @opts.depth contexts and is signalled; its
- * completion gives the context back and tells the user.  They share the
- * send queue with the Sends and the MR work requests, which is sized
- * for all of them (xrdma_sq_depth).
+ * of the transport's @opts.depth contexts; its completion gives the
+ * context back and tells the user.  They share the send queue with the
+ * Sends and the MR work requests, which is sized for all of them
+ * (xrdma_sq_depth).
+ *
+ * A stream of WRITEs asks for few completions (XRDMA_RDMA_MORE,
+ * xrdma_rdma_signal()): the WRITEs in flight are listed in the order
+ * they were posted, and a completion retires every WRITE listed up to
+ * its own.  Each completion is a run of the send CQ's work item: on
+ * siw, one hand-off per WRITE more than the bare verbs stream of
+ * Documentation/benchmarks.rst makes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 
 #include "xrdma.h"
 
@@ -108,25 +116,78 @@ int xrdma_post_wr(struct xrdma_xprt *xprt, const struct ib_send_wr *wr,
 	return rc == -EAGAIN ? -ETIMEDOUT : rc;
 }
 
+/* The oldest WRITE in flight, or NULL. */
+static struct xrdma_rctx *xrdma_rctx_oldest_write(struct xrdma_xprt *xprt)
+{
+	struct xrdma_rctx *rc;
+
+	spin_lock(&xprt->send_lock);
+	rc = list_first_entry_or_null(&xprt->rctx_writes, struct xrdma_rctx,
+				      node);
+	spin_unlock(&xprt->send_lock);
+	return rc;
+}
+
+/* Give @rc back, then tell the user its outcome: its context is free
+ * when xrdma_ops.rdma_done runs, for the next operation.
+ */
+static void xrdma_rctx_finish(struct xrdma_xprt *xprt, struct xrdma_rctx *rc,
+			      bool ok)
+{
+	u64 cookie;
+
+	spin_lock(&xprt->send_lock);
+	cookie = rc->cookie;
+	if (ok) {
+		xprt->info.rdma_ops++;
+		xprt->info.rdma_bytes += rc->len;
+	}
+	list_move(&rc->node, &xprt->rctx_free);
+	spin_unlock(&xprt->send_lock);
+	xrdma_wake_senders(xprt);
+	xprt->ops->rdma_done(xprt, cookie, ok ? 0 : -EIO);
+}
+
 static void xrdma_wc_rdma(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct xrdma_rctx *rc = container_of(wc->wr_cqe, struct xrdma_rctx,
 					     cqe);
 	struct xrdma_xprt *xprt = cq->cq_context;
-	bool ok = wc->status == IB_WC_SUCCESS;
-	u64 cookie = rc->cookie;
+	struct xrdma_rctx *first;
 
-	spin_lock(&xprt->send_lock);
-	if (ok) {
-		xprt->info.rdma_ops++;
-		xprt->info.rdma_bytes += rc->len;
-	}
-	list_add(&rc->node, &xprt->rctx_free);
-	spin_unlock(&xprt->send_lock);
-	xrdma_wake_senders(xprt);
-	xprt->ops->rdma_done(xprt, cookie, ok ? 0 : -EIO);
+	/* Each WRITE before this one completed, and well: a failed or
+	 * flushed one has a completion of its own, which came first.
+	 */
+	do {
+		first = rc->write ? xrdma_rctx_oldest_write(xprt) : rc;
+		if (WARN_ON_ONCE(!first))
+			break;
+		xrdma_rctx_finish(xprt, first,
+				  first != rc || wc->status == IB_WC_SUCCESS);
+	} while (first != rc);
 	xrdma_flush_disconnect(xprt, wc);
 }
+
+/**
+ * xrdma_rdma_retire_writes() - tell the outcome of the WRITEs left over
+ * @xprt: the transport, whose send queue was drained
+ *
+ * A WRITE still listed went unsignalled, and no completion came after
+ * it.  It completed well: a failed or flushed one has a completion of
+ * its own, which came before the drain's.
+ *
+ * Context: process context, under @xprt->mutex, in the teardown; the
+ * send CQ has nothing more for the connection.
+ */
+void xrdma_rdma_retire_writes(struct xrdma_xprt *xprt)
+{
+	struct xrdma_rctx *rc;
+
+	lockdep_assert_held(&xprt->mutex);
+	while ((rc = xrdma_rctx_oldest_write(xprt)))
+		xrdma_rctx_finish(xprt, rc, true);
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_rdma_retire_writes);
 
 /**
  * xrdma_rctx_create() - allocate the RDMA contexts of a transport
@@ -170,18 +231,79 @@ void xrdma_rctx_reset(struct xrdma_xprt *xprt)
 
 	spin_lock(&xprt->send_lock);
 	INIT_LIST_HEAD(&xprt->rctx_free);
+	INIT_LIST_HEAD(&xprt->rctx_writes);
+	xprt->rdma_unsignalled = 0;
 	for (i = 0; i < xprt->opts.depth; i++) {
 		xprt->rctx[i].cqe.done = xrdma_wc_rdma;
 		list_add_tail(&xprt->rctx[i].node, &xprt->rctx_free);
 	}
 	spin_unlock(&xprt->send_lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(xrdma_rctx_reset);
 
-static int xrdma_rdma_check(struct xrdma_xprt *xprt, struct xrdma_mr *mr,
-			    u32 offset, const struct xrdma_remote *rem,
-			    u32 roffset, u32 len)
+/**
+ * xrdma_rdma_signal() - should the operation about to be posted be
+ *	signalled?
+ * @xprt: the transport, its context for the operation taken
+ * @op: the operation, with its flags
+ * @len: its bytes
+ * @signal_from: the connection's xrdma_ep.signal_from
+ *
+ * READs always are: a device may complete a READ after a WRITE posted
+ * behind it (siw completes a WRITE once sent, a READ once its response
+ * arrived), so only a WRITE's completion vouches for the WRITEs before
+ * it.  A WRITE is unless the user starts more (XRDMA_RDMA_MORE), and
+ * even then one WRITE in @opts.depth / XRDMA_RDMA_SIGNALS is, so that a
+ * stream that keeps every context busy hears of its WRITEs a few at a
+ * time, before its window runs dry.  The one that takes the last free
+ * context is, too: a user waiting for a context has a completion
+ * coming.  So is one of @signal_from bytes or more, as for a Send.
+ *
+ * Context: @xprt's send lock held.
+ * Return: true to signal it.
+ */
+VISIBLE_IF_KUNIT bool xrdma_rdma_signal(struct xrdma_xprt *xprt,
+					enum xrdma_rdma_op op, u32 len,
+					u32 signal_from)
+{
+	unsigned int every = max(xprt->opts.depth / XRDMA_RDMA_SIGNALS, 1U);
+
+	lockdep_assert_held(&xprt->send_lock);
+	if (op & XRDMA_RDMA_READ)
+		return true;
+	return xrdma_signal_next(&xprt->rdma_unsignalled, every,
+				 !(op & XRDMA_RDMA_MORE) ||
+				 len >= signal_from ||
+				 list_empty(&xprt->rctx_free));
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_rdma_signal);
+
+/**
+ * struct xrdma_rdma_req - one RDMA operation, as the user asked for it
+ * @wr: its work request; its context, flags and local memory are
+ *	filled in by the try that posts it
+ * @sge: the local memory
+ * @op: the operation, with its flags
+ * @mr: the local registration
+ * @offset: where in @mr the data starts
+ * @cookie: the user's
+ */
+struct xrdma_rdma_req {
+	struct ib_rdma_wr wr;
+	struct ib_sge sge;
+	enum xrdma_rdma_op op;
+	struct xrdma_mr *mr;
+	u32 offset;
+	u64 cookie;
+};
+
+static int xrdma_rdma_check(struct xrdma_xprt *xprt, enum xrdma_rdma_op op,
+			    struct xrdma_mr *mr, u32 offset,
+			    const struct xrdma_remote *rem, u32 roffset, u32 len)
 {
 	if (!xprt->ops->rdma_done)
+		return -EINVAL;
+	if ((op & ~XRDMA_RDMA_MORE) > XRDMA_RDMA_READ)
 		return -EINVAL;
 	if (!len || len > XRDMA_MAX_RDMA)
 		return -EINVAL;
@@ -193,10 +315,8 @@ static int xrdma_rdma_check(struct xrdma_xprt *xprt, struct xrdma_mr *mr,
 }
 
 /* One try under the send lock: -EAGAIN while every context is busy. */
-static int xrdma_rdma_try(struct xrdma_xprt *xprt, struct ib_rdma_wr *wr,
-			  struct xrdma_mr *mr, u32 offset, u64 cookie)
+static int xrdma_rdma_try(struct xrdma_xprt *xprt, struct xrdma_rdma_req *req)
 {
-	struct ib_sge *sge = wr->wr.sg_list;
 	struct xrdma_rctx *rc;
 	struct xrdma_ep *ep;
 	struct ib_mr *ibmr;
@@ -209,7 +329,7 @@ static int xrdma_rdma_try(struct xrdma_xprt *xprt, struct ib_rdma_wr *wr,
 	/* A live connection has not been torn down since @mr was lent,
 	 * unless @mr belongs to an earlier one (then its MR is gone).
 	 */
-	ibmr = READ_ONCE(mr->ibmr);
+	ibmr = READ_ONCE(req->mr->ibmr);
 	err = -ENOTCONN;
 	if (!ibmr)
 		goto out;
@@ -218,27 +338,32 @@ static int xrdma_rdma_try(struct xrdma_xprt *xprt, struct ib_rdma_wr *wr,
 				      node);
 	if (!rc)
 		goto out;
-	list_del(&rc->node);
-	rc->cookie = cookie;
-	rc->len = sge->length;
-	sge->addr = ibmr->iova + offset;
-	sge->lkey = ibmr->lkey;
-	wr->wr.wr_cqe = &rc->cqe;
-	err = ib_post_send(ep->id->qp, &wr->wr, NULL);
+	list_del_init(&rc->node);
+	rc->cookie = req->cookie;
+	rc->len = req->sge.length;
+	rc->write = !(req->op & XRDMA_RDMA_READ);
+	req->sge.addr = ibmr->iova + req->offset;
+	req->sge.lkey = ibmr->lkey;
+	req->wr.wr.wr_cqe = &rc->cqe;
+	if (xrdma_rdma_signal(xprt, req->op, req->sge.length,
+			      ep->signal_from))
+		req->wr.wr.send_flags = IB_SEND_SIGNALED;
+	err = ib_post_send(ep->id->qp, &req->wr.wr, NULL);
 	if (err) {
 		list_add(&rc->node, &xprt->rctx_free);
 		xrdma_ep_force_disconnect(ep);
+	} else if (rc->write) {
+		list_add_tail(&rc->node, &xprt->rctx_writes);
 	}
 out:
 	spin_unlock(&xprt->send_lock);
 	return err;
 }
 
-static bool xrdma_rdma_tried(struct xrdma_xprt *xprt, struct ib_rdma_wr *wr,
-			     struct xrdma_mr *mr, u32 offset, u64 cookie,
-			     int *rc)
+static bool xrdma_rdma_tried(struct xrdma_xprt *xprt,
+			     struct xrdma_rdma_req *req, int *rc)
 {
-	*rc = xrdma_rdma_try(xprt, wr, mr, offset, cookie);
+	*rc = xrdma_rdma_try(xprt, req);
 	return *rc != -EAGAIN;
 }
 
@@ -248,28 +373,30 @@ static int xrdma_rdma_start(struct xrdma_xprt *xprt, enum xrdma_rdma_op op,
 			    u32 len, u64 cookie, bool wait)
 {
 	long left = msecs_to_jiffies(xprt->opts.timeout_ms) + 1;
-	struct ib_sge sge = { .length = len };
-	struct ib_rdma_wr wr = {
-		.wr.sg_list = &sge,
-		.wr.num_sge = 1,
-		.wr.send_flags = IB_SEND_SIGNALED,
-		.wr.opcode = op == XRDMA_RDMA_READ ? IB_WR_RDMA_READ :
-						     IB_WR_RDMA_WRITE,
-		.remote_addr = rem->addr + roffset,
-		.rkey = rem->rkey,
+	struct xrdma_rdma_req req = {
+		.wr.wr.sg_list = &req.sge,
+		.wr.wr.num_sge = 1,
+		.wr.wr.opcode = op & XRDMA_RDMA_READ ? IB_WR_RDMA_READ :
+						       IB_WR_RDMA_WRITE,
+		.wr.remote_addr = rem->addr + roffset,
+		.wr.rkey = rem->rkey,
+		.sge.length = len,
+		.op = op,
+		.mr = mr,
+		.offset = offset,
+		.cookie = cookie,
 	};
 	int rc;
 
-	rc = xrdma_rdma_check(xprt, mr, offset, rem, roffset, len);
+	rc = xrdma_rdma_check(xprt, op, mr, offset, rem, roffset, len);
 	if (rc)
 		return rc;
 	if (!wait)
-		return xrdma_rdma_try(xprt, &wr, mr, offset, cookie);
+		return xrdma_rdma_try(xprt, &req);
 	rc = -EAGAIN;
 	left = wait_event_interruptible_timeout(xprt->send_wait,
-						xrdma_rdma_tried(xprt, &wr, mr,
-								 offset,
-								 cookie, &rc),
+						xrdma_rdma_tried(xprt, &req,
+								 &rc),
 						left);
 	if (left < 0)
 		return left;

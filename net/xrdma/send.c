@@ -120,11 +120,10 @@ VISIBLE_IF_KUNIT bool xrdma_send_signal(struct xrdma_xprt *xprt, u32 len,
 					u32 signal_from)
 {
 	lockdep_assert_held(&xprt->send_lock);
-	if (++xprt->unsignalled < XRDMA_SIGNAL_EVERY && len < signal_from &&
-	    xrdma_ring_in_use(&xprt->ring) < xprt->ring.size - 1)
-		return false;
-	xprt->unsignalled = 0;
-	return true;
+	return xrdma_signal_next(&xprt->unsignalled, XRDMA_SIGNAL_EVERY,
+				 len >= signal_from ||
+				 xrdma_ring_in_use(&xprt->ring) >=
+				 xprt->ring.size - 1);
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_send_signal);
 

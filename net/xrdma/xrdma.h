@@ -29,6 +29,10 @@
  * default depth, only the one that fills the ring.
  */
 #define XRDMA_SIGNAL_EVERY	16
+/* A stream of WRITEs has a completion for each this many parts of the
+ * RDMA contexts (xrdma_rdma_signal()).
+ */
+#define XRDMA_RDMA_SIGNALS	4
 #define XRDMA_RECONNECT_MAX_MS	60000
 /* 3: the message header has optional DONE, CHUNK, PUSHED and LAND fields. */
 #define XRDMA_CM_VERSION	3
@@ -59,6 +63,27 @@ struct xrdma_ring {
 	unsigned int head;
 	unsigned int tail;
 };
+
+/**
+ * xrdma_signal_next() - should the next work request be signalled?
+ * @count: work requests posted unsignalled since the last signalled one
+ * @every: at least one in this many is signalled
+ * @must: this one is, whatever the count
+ *
+ * Selective signalling, for the Sends (xrdma_send_signal()) and the
+ * RDMA WRITEs (xrdma_rdma_signal()).
+ *
+ * Context: the caller serializes the posts that share @count.
+ * Return: true to signal it; @count then starts again.
+ */
+static inline bool xrdma_signal_next(unsigned int *count, unsigned int every,
+				     bool must)
+{
+	if (!must && ++*count < every)
+		return false;
+	*count = 0;
+	return true;
+}
 
 int xrdma_ring_init(struct xrdma_ring *ring, unsigned int slots);
 int xrdma_ring_get(struct xrdma_ring *ring);
@@ -288,16 +313,19 @@ struct xrdma_frwr {
 
 /**
  * struct xrdma_rctx - the context of one RDMA READ or WRITE in flight
- * @node: on the transport's free list while free
+ * @node: on the transport's free list while free; on its list of
+ *	WRITEs in flight while a WRITE, in the order they were posted
  * @cqe: its completion entry
  * @cookie: the user's, for xrdma_ops.rdma_done
  * @len: bytes it moves
+ * @write: it is a WRITE
  */
 struct xrdma_rctx {
 	struct list_head node;
 	struct ib_cqe cqe;
 	u64 cookie;
 	u32 len;
+	bool write;
 };
 
 /**
@@ -537,7 +565,8 @@ struct xrdma_cm_ctx {
  * @imm_hdr: both ends carry a plain message's header as immediate data
  * @land: the peer takes messages pushed into its landing buffers, so we
  *	advertise ours
- * @signal_from: a Send of this many bytes or more is always signalled
+ * @signal_from: a Send or an RDMA WRITE of this many bytes or more is
+ *	always signalled
  *	(a page on siw, U32_MAX elsewhere)
  */
 struct xrdma_ep {
@@ -601,6 +630,9 @@ struct xrdma_ep {
  * @frwr: the FRWR pool
  * @rctx: the RDMA READ and WRITE contexts, @opts.depth of them
  * @rctx_free: the free ones (under @send_lock)
+ * @rctx_writes: the WRITEs in flight, oldest first (under @send_lock)
+ * @rdma_unsignalled: WRITEs posted since the last signalled one (under
+ *	@send_lock)
  * @chunks: our chunked messages in flight (under @send_lock)
  * @pull: the READ of the peer's chunk being pulled
  * @done_pending: the peer's chunk @done_rkey was pulled and the peer
@@ -646,6 +678,8 @@ struct xrdma_xprt {
 	struct xrdma_frwr frwr;
 	struct xrdma_rctx *rctx;
 	struct list_head rctx_free;
+	struct list_head rctx_writes;
+	unsigned int rdma_unsignalled;
 	struct xrdma_chunk chunks[XRDMA_MAX_CHUNKS];
 	struct xrdma_pull pull;
 	bool done_pending;
@@ -835,6 +869,11 @@ bool xrdma_frwr_remote_inv(struct xrdma_xprt *xprt, u32 rkey);
 int xrdma_rctx_create(struct xrdma_xprt *xprt);
 void xrdma_rctx_destroy(struct xrdma_xprt *xprt);
 void xrdma_rctx_reset(struct xrdma_xprt *xprt);
+void xrdma_rdma_retire_writes(struct xrdma_xprt *xprt);
+#if IS_ENABLED(CONFIG_KUNIT)
+bool xrdma_rdma_signal(struct xrdma_xprt *xprt, enum xrdma_rdma_op op,
+		       u32 len, u32 signal_from);
+#endif
 int xrdma_ep_live(struct xrdma_xprt *xprt, struct xrdma_ep **epp);
 int xrdma_post_wr(struct xrdma_xprt *xprt, const struct ib_send_wr *wr,
 		  struct xrdma_wr_wait *w);

@@ -3,9 +3,12 @@
  * xrdma_rdma: what xrdma_rdma() and xrdma_rdma_nowait() refuse before
  * anything reaches the device, and that the second never waits: a
  * transport whose every RDMA context is in use makes it return -EAGAIN
- * at once where the first waits out the timeout.  The transport here
- * is built by hand, with a connection that has a QP and no device: no
- * case gets as far as posting.
+ * at once where the first waits out the timeout.  Then, with contexts
+ * and a device that only records what is posted to it: which WRITEs
+ * ask for a completion, and that a completion, or the teardown, tells
+ * the outcome of every WRITE before it, in order, each context free by
+ * then.  The transport here is built by hand, with a connection that
+ * has a QP and no hardware.
  */
 #include <linux/jiffies.h>
 #include <rdma/rdma_cm.h>
@@ -13,8 +16,56 @@
 #include "xrdma.h"
 #include "xrdma_kunit.h"
 
+#define RDMA_TEST_MAX	16
+
+/**
+ * struct rdma_test - a transport, its connection and one registration
+ * @xprt: the transport, with no free RDMA context unless given some
+ * @ep: its connection, established
+ * @id: the connection's id
+ * @dev: the id's device, whose post_send records the WR
+ * @qp: the id's QP
+ * @cq: the send CQ, whose context is @xprt
+ * @ibmr: the registration's MR
+ * @mr: a registration of 4 KiB
+ * @rem: 4 KiB of the peer's
+ * @cqe: the completion entry of each WR posted, in order
+ * @signalled: whether each asked for a completion
+ * @posted: how many were posted
+ * @cookie: the cookie of each call of rdma_done, in order
+ * @status: its status
+ * @ctx_free: whether a context was free during it
+ * @done: how many calls
+ */
+struct rdma_test {
+	struct xrdma_xprt xprt;
+	struct xrdma_ep ep;
+	struct rdma_cm_id id;
+	struct ib_device dev;
+	struct ib_qp qp;
+	struct ib_cq cq;
+	struct ib_mr ibmr;
+	struct xrdma_mr mr;
+	struct xrdma_remote rem;
+	struct ib_cqe *cqe[RDMA_TEST_MAX];
+	bool signalled[RDMA_TEST_MAX];
+	unsigned int posted;
+	u64 cookie[RDMA_TEST_MAX];
+	int status[RDMA_TEST_MAX];
+	bool ctx_free[RDMA_TEST_MAX];
+	unsigned int done;
+};
+
 static void rdma_test_done(struct xrdma_xprt *xprt, u64 cookie, int status)
 {
+	struct rdma_test *t = container_of(xprt, struct rdma_test, xprt);
+
+	if (t->done >= RDMA_TEST_MAX)
+		return;
+	t->cookie[t->done] = cookie;
+	t->status[t->done] = status;
+	t->ctx_free[t->done] = !list_empty(&xprt->rctx_free);
+	t->done++;
 }
 
 static const struct xrdma_ops rdma_test_ops = {
@@ -23,25 +74,18 @@ static const struct xrdma_ops rdma_test_ops = {
 
 static const struct xrdma_ops rdma_test_no_ops;
 
-/**
- * struct rdma_test - a transport, its connection and one registration
- * @xprt: the transport, with no free RDMA context
- * @ep: its connection, established
- * @id: the connection's id
- * @qp: the id's QP, never posted to
- * @ibmr: the registration's MR
- * @mr: a registration of 4 KiB
- * @rem: 4 KiB of the peer's
- */
-struct rdma_test {
-	struct xrdma_xprt xprt;
-	struct xrdma_ep ep;
-	struct rdma_cm_id id;
-	struct ib_qp qp;
-	struct ib_mr ibmr;
-	struct xrdma_mr mr;
-	struct xrdma_remote rem;
-};
+static int rdma_test_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
+			       const struct ib_send_wr **bad)
+{
+	struct rdma_test *t = container_of(qp, struct rdma_test, qp);
+
+	if (t->posted >= RDMA_TEST_MAX)
+		return -ENOMEM;
+	t->cqe[t->posted] = wr->wr_cqe;
+	t->signalled[t->posted] = wr->send_flags & IB_SEND_SIGNALED;
+	t->posted++;
+	return 0;
+}
 
 static struct rdma_test *rdma_test_make(struct kunit *test)
 {
@@ -50,16 +94,37 @@ static struct rdma_test *rdma_test_make(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	t->xprt.ops = &rdma_test_ops;
 	t->xprt.opts.timeout_ms = 1;
+	mutex_init(&t->xprt.mutex);
 	spin_lock_init(&t->xprt.send_lock);
 	init_waitqueue_head(&t->xprt.send_wait);
 	INIT_LIST_HEAD(&t->xprt.rctx_free);
+	INIT_LIST_HEAD(&t->xprt.rctx_writes);
+	t->dev.ops.post_send = rdma_test_post_send;
+	t->qp.device = &t->dev;
+	t->cq.cq_context = &t->xprt;
 	t->id.qp = &t->qp;
+	spin_lock_init(&t->ep.lock);
 	t->ep.id = &t->id;
 	t->ep.status = XRDMA_CONNECTED;
+	t->ep.signal_from = U32_MAX;
 	t->xprt.ep = &t->ep;
 	t->mr.ibmr = &t->ibmr;
 	t->mr.len = SZ_4K;
 	t->rem.len = SZ_4K;
+	return t;
+}
+
+/* The same, with @depth RDMA contexts, all free. */
+static struct rdma_test *rdma_test_make_ctx(struct kunit *test,
+					    unsigned int depth)
+{
+	struct rdma_test *t = rdma_test_make(test);
+
+	t->xprt.opts.depth = depth;
+	t->xprt.rctx = kunit_kcalloc(test, depth, sizeof(*t->xprt.rctx),
+				     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->xprt.rctx);
+	xrdma_rctx_reset(&t->xprt);
 	return t;
 }
 
@@ -125,10 +190,196 @@ static void rdma_nowait_does_not_wait(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdma_test_nowait(t, 0, 0, SZ_4K), -EAGAIN);
 }
 
+/* Post operation @cookie; true when posted. */
+static bool rdma_test_post(struct rdma_test *t, enum xrdma_rdma_op op,
+			   u64 cookie)
+{
+	return !xrdma_rdma_nowait(&t->xprt, op, &t->mr, 0, &t->rem, 0, 64,
+				  cookie);
+}
+
+/* Complete posted WR @i with @status, as the send CQ's work would. */
+static void rdma_test_complete(struct rdma_test *t, unsigned int i,
+			       enum ib_wc_status status)
+{
+	struct ib_wc wc = {
+		.wr_cqe = t->cqe[i],
+		.status = status,
+		.qp = &t->qp,
+	};
+
+	wc.wr_cqe->done(&t->cq, &wc);
+}
+
+static unsigned int rdma_test_free_contexts(struct rdma_test *t)
+{
+	return list_count_nodes(&t->xprt.rctx_free);
+}
+
+static void rdma_signals_one_write_in_four(struct kunit *test)
+{
+	struct rdma_test *t = rdma_test_make_ctx(test, 16);
+	unsigned int i;
+
+	/* 16 contexts: a completion for every fourth WRITE of a stream. */
+	for (i = 0; i < 16; i++) {
+		KUNIT_ASSERT_TRUE(test, rdma_test_post(t, XRDMA_RDMA_WRITE |
+						       XRDMA_RDMA_MORE, i));
+		KUNIT_EXPECT_EQ_MSG(test, t->signalled[i], i % 4 == 3,
+				    "WRITE %u", i);
+	}
+	KUNIT_EXPECT_FALSE(test, rdma_test_post(t, XRDMA_RDMA_WRITE, 16));
+	KUNIT_EXPECT_EQ(test, t->posted, 16U);
+}
+
+static void rdma_signals_reads_and_lone_writes(struct kunit *test)
+{
+	struct rdma_test *t = rdma_test_make_ctx(test, 16);
+
+	/* A READ always, and it does not count among the WRITEs. */
+	KUNIT_ASSERT_TRUE(test, rdma_test_post(t, XRDMA_RDMA_WRITE |
+					       XRDMA_RDMA_MORE, 0));
+	KUNIT_ASSERT_TRUE(test, rdma_test_post(t, XRDMA_RDMA_READ |
+					       XRDMA_RDMA_MORE, 1));
+	KUNIT_ASSERT_TRUE(test, rdma_test_post(t, XRDMA_RDMA_WRITE |
+					       XRDMA_RDMA_MORE, 2));
+	/* The last of a stream, without the flag. */
+	KUNIT_ASSERT_TRUE(test, rdma_test_post(t, XRDMA_RDMA_WRITE, 3));
+	KUNIT_ASSERT_TRUE(test, rdma_test_post(t, XRDMA_RDMA_WRITE |
+					       XRDMA_RDMA_MORE, 4));
+	KUNIT_EXPECT_FALSE(test, t->signalled[0]);
+	KUNIT_EXPECT_TRUE(test, t->signalled[1]);
+	KUNIT_EXPECT_FALSE(test, t->signalled[2]);
+	KUNIT_EXPECT_TRUE(test, t->signalled[3]);
+	/* The count starts again after a signalled WRITE. */
+	KUNIT_EXPECT_FALSE(test, t->signalled[4]);
+	/* A WRITE as large as the connection says (siw: a page). */
+	t->ep.signal_from = 64;
+	KUNIT_ASSERT_TRUE(test, rdma_test_post(t, XRDMA_RDMA_WRITE |
+					       XRDMA_RDMA_MORE, 5));
+	KUNIT_EXPECT_TRUE(test, t->signalled[5]);
+	/* An unknown operation is refused. */
+	KUNIT_EXPECT_EQ(test,
+			xrdma_rdma_nowait(&t->xprt, XRDMA_RDMA_READ + 1,
+					  &t->mr, 0, &t->rem, 0, 64, 6),
+			-EINVAL);
+}
+
+static void rdma_signals_the_last_free_context(struct kunit *test)
+{
+	struct rdma_test *t = rdma_test_make_ctx(test, 6);
+	unsigned int i;
+
+	/* Under 8 contexts, every WRITE is signalled. */
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_TRUE(test, rdma_test_post(t, XRDMA_RDMA_WRITE |
+						       XRDMA_RDMA_MORE, i));
+	KUNIT_EXPECT_TRUE(test, t->signalled[0]);
+	KUNIT_EXPECT_TRUE(test, t->signalled[1]);
+
+	t = rdma_test_make_ctx(test, 9);
+	/* 9: every second WRITE, and the ninth, which takes the last. */
+	for (i = 0; i < 9; i++)
+		KUNIT_ASSERT_TRUE(test, rdma_test_post(t, XRDMA_RDMA_WRITE |
+						       XRDMA_RDMA_MORE, i));
+	for (i = 0; i < 9; i++)
+		KUNIT_EXPECT_EQ_MSG(test, t->signalled[i],
+				    i % 2 == 1 || i == 8, "WRITE %u", i);
+}
+
+static void rdma_completion_retires_earlier_writes(struct kunit *test)
+{
+	struct rdma_test *t = rdma_test_make_ctx(test, 8);
+	static const u64 order[] = { 0, 1, 3, 4, 2 };
+	unsigned int i;
+
+	/* 8 contexts: every second WRITE of a stream is signalled. */
+	rdma_test_post(t, XRDMA_RDMA_WRITE | XRDMA_RDMA_MORE, 0);
+	rdma_test_post(t, XRDMA_RDMA_WRITE | XRDMA_RDMA_MORE, 1);
+	rdma_test_post(t, XRDMA_RDMA_READ, 2);
+	rdma_test_post(t, XRDMA_RDMA_WRITE | XRDMA_RDMA_MORE, 3);
+	rdma_test_post(t, XRDMA_RDMA_WRITE, 4);
+	KUNIT_ASSERT_EQ(test, t->posted, 5U);
+	KUNIT_EXPECT_FALSE(test, t->signalled[0]);
+	KUNIT_EXPECT_FALSE(test, t->signalled[3]);
+
+	rdma_test_complete(t, 1, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, t->done, 2U);
+	/* siw completes a READ once its response arrives, after a WRITE
+	 * posted behind it: that WRITE's completion must leave it alone.
+	 */
+	rdma_test_complete(t, 4, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, t->done, 4U);
+	rdma_test_complete(t, 2, IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, t->done, 5U);
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		KUNIT_EXPECT_EQ(test, t->cookie[i], order[i]);
+		KUNIT_EXPECT_EQ(test, t->status[i], 0);
+		KUNIT_EXPECT_TRUE(test, t->ctx_free[i]);
+	}
+	KUNIT_EXPECT_EQ(test, rdma_test_free_contexts(t), 8U);
+	KUNIT_EXPECT_TRUE(test, list_empty(&t->xprt.rctx_writes));
+	KUNIT_EXPECT_EQ(test, t->xprt.info.rdma_ops, 5ULL);
+	KUNIT_EXPECT_EQ(test, t->xprt.info.rdma_bytes, 5ULL * 64);
+}
+
+static void rdma_flush_fails_only_its_own(struct kunit *test)
+{
+	struct rdma_test *t = rdma_test_make_ctx(test, 8);
+
+	rdma_test_post(t, XRDMA_RDMA_WRITE | XRDMA_RDMA_MORE, 0);
+	rdma_test_post(t, XRDMA_RDMA_WRITE | XRDMA_RDMA_MORE, 1);
+	rdma_test_post(t, XRDMA_RDMA_WRITE | XRDMA_RDMA_MORE, 2);
+	/* The WRITE before the flushed one went well; the flush forces
+	 * the disconnect.
+	 */
+	rdma_test_complete(t, 1, IB_WC_WR_FLUSH_ERR);
+	KUNIT_ASSERT_EQ(test, t->done, 2U);
+	KUNIT_EXPECT_EQ(test, t->cookie[0], 0ULL);
+	KUNIT_EXPECT_EQ(test, t->status[0], 0);
+	KUNIT_EXPECT_EQ(test, t->cookie[1], 1ULL);
+	KUNIT_EXPECT_EQ(test, t->status[1], -EIO);
+	KUNIT_EXPECT_TRUE(test, test_bit(0, &t->ep.flushed));
+	/* A flush completes an unsignalled WRITE too. */
+	rdma_test_complete(t, 2, IB_WC_WR_FLUSH_ERR);
+	KUNIT_ASSERT_EQ(test, t->done, 3U);
+	KUNIT_EXPECT_EQ(test, t->status[2], -EIO);
+	KUNIT_EXPECT_EQ(test, t->xprt.info.rdma_ops, 1ULL);
+	KUNIT_EXPECT_EQ(test, rdma_test_free_contexts(t), 8U);
+}
+
+static void rdma_teardown_retires_silent_writes(struct kunit *test)
+{
+	struct rdma_test *t = rdma_test_make_ctx(test, 16);
+
+	rdma_test_post(t, XRDMA_RDMA_WRITE | XRDMA_RDMA_MORE, 0);
+	rdma_test_post(t, XRDMA_RDMA_READ, 1);
+	rdma_test_post(t, XRDMA_RDMA_WRITE | XRDMA_RDMA_MORE, 2);
+	KUNIT_ASSERT_EQ(test, t->posted, 3U);
+	rdma_test_complete(t, 1, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, t->done, 1U);
+	/* Drained without a word on the two WRITEs: both went well. */
+	mutex_lock(&t->xprt.mutex);
+	xrdma_rdma_retire_writes(&t->xprt);
+	mutex_unlock(&t->xprt.mutex);
+	KUNIT_ASSERT_EQ(test, t->done, 3U);
+	KUNIT_EXPECT_EQ(test, t->cookie[1], 0ULL);
+	KUNIT_EXPECT_EQ(test, t->cookie[2], 2ULL);
+	KUNIT_EXPECT_EQ(test, t->status[1], 0);
+	KUNIT_EXPECT_EQ(test, t->status[2], 0);
+	KUNIT_EXPECT_EQ(test, rdma_test_free_contexts(t), 16U);
+}
+
 static struct kunit_case xrdma_rdma_cases[] = {
 	KUNIT_CASE(rdma_refuses_bad_ranges),
 	KUNIT_CASE(rdma_needs_a_connection),
 	KUNIT_CASE(rdma_nowait_does_not_wait),
+	KUNIT_CASE(rdma_signals_one_write_in_four),
+	KUNIT_CASE(rdma_signals_reads_and_lone_writes),
+	KUNIT_CASE(rdma_signals_the_last_free_context),
+	KUNIT_CASE(rdma_completion_retires_earlier_writes),
+	KUNIT_CASE(rdma_flush_fails_only_its_own),
+	KUNIT_CASE(rdma_teardown_retires_silent_writes),
 	{}
 };
 
