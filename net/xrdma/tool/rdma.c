@@ -99,6 +99,13 @@ static void xrping_rconn_recv(struct xrdma_xprt *xprt, const void *data,
 	wake_up(&c->wait);
 }
 
+/* Operation @i of @total: all but the last have more behind them. */
+static enum xrdma_rdma_op xrping_op_more(enum xrdma_rdma_op op, u32 i,
+					 u32 total)
+{
+	return i + 1 < total ? op | XRDMA_RDMA_MORE : op;
+}
+
 /* Post the chain's next operation: false when none is left or the
  * chain broke (@status of the completion that asks, or a failed post),
  * which the run is to hear of.
@@ -116,8 +123,8 @@ static bool xrping_chain_next(struct xrping_rconn *c, int status)
 	i = atomic_inc_return(&c->posted) - 1;
 	if (i >= ch->total)
 		return false;
-	rc = xrdma_rdma_nowait(c->xprt, ch->op, ch->mr, 0, &c->rem, 0,
-			       ch->size, i);
+	rc = xrdma_rdma_nowait(c->xprt, xrping_op_more(ch->op, i, ch->total),
+			       ch->mr, 0, &c->rem, 0, ch->size, i);
 	if (rc)
 		WRITE_ONCE(c->chain_rc, rc);
 	return !rc;
@@ -435,7 +442,8 @@ static int xrping_rdma_stream(struct xrping_rconn *c,
 		}
 		mr = wmr && (!rmr || i % 2 == 0) ? wmr : rmr;
 		op = mr == wmr ? XRDMA_RDMA_WRITE : XRDMA_RDMA_READ;
-		rc = xrdma_rdma(c->xprt, op, mr, 0, &c->rem, 0, p->size, i);
+		rc = xrdma_rdma(c->xprt, xrping_op_more(op, i, total), mr, 0,
+				&c->rem, 0, p->size, i);
 		if (rc)
 			return rc;
 	}
