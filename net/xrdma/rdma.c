@@ -345,9 +345,10 @@ static int xrdma_rdma_try(struct xrdma_xprt *xprt, struct xrdma_rdma_req *req)
 	req->sge.addr = ibmr->iova + req->offset;
 	req->sge.lkey = ibmr->lkey;
 	req->wr.wr.wr_cqe = &rc->cqe;
-	if (xrdma_rdma_signal(xprt, req->op, req->sge.length,
-			      ep->signal_from))
-		req->wr.wr.send_flags = IB_SEND_SIGNALED;
+	req->wr.wr.send_flags = xrdma_rdma_signal(xprt, req->op,
+						  req->sge.length,
+						  ep->signal_from) ?
+				IB_SEND_SIGNALED : 0;
 	err = ib_post_send(ep->id->qp, &req->wr.wr, NULL);
 	if (err) {
 		list_add(&rc->node, &xprt->rctx_free);
