@@ -5,16 +5,18 @@
 # duplex modes end to end, over RoCE (rxe0) and iWARP (siw0):
 # - a WRITE under a key the server invalidated is refused, the key
 #   having been invalidated by the client's SEND_WITH_INV;
-# - Sends of 1 B to 1 MiB, validated ping-pong: above the 64 KiB
-#   inline size each goes as a read chunk the peer pulls, and each
-#   chunk's registration is invalidated by the peer's SEND_WITH_INV
-#   (remote invalidations counted, local ones skipped); a stream and a
-#   duplex run of chunks, the stream's tally asked for behind chunks
-#   that take longer than the timeout to pull, all together;
-# - WRITE and READ ping-pong at 1 B, 4 KiB, 64 KiB and 1 MiB, every
-#   message checked against the pattern of its number (WRITEs by the
-#   server, READs here), each registration under a key never seen
-#   before in the run, every registration invalidated again;
+# - Sends of 1 B to 1 MiB, validated ping-pong, on both sides of every
+#   size where the path changes: above the 64 KiB inline size each goes
+#   as a read chunk the peer pulls, and each chunk's registration is
+#   invalidated by the peer's SEND_WITH_INV (remote invalidations
+#   counted, local ones skipped); a stream and a duplex run of chunks,
+#   the stream's tally asked for behind chunks that take longer than
+#   the timeout to pull, all together;
+# - WRITE and READ ping-pong at 1 B, 4 KiB and a byte either side,
+#   64 KiB, 1 MiB and a byte less, every message checked against the
+#   pattern of its number (WRITEs by the server, READs here), each
+#   registration under a key never seen before in the run, every
+#   registration invalidated again;
 # - bandwidth streams of Sends, WRITEs and READs and duplex runs that
 #   must move exactly the bytes they claim, with 0 errors;
 # - the verbs floor (bare QPs, no xrdma) moves what it claims too;
@@ -191,6 +193,11 @@ for ((i = 0; i < 4; i += 2)); do
 		pingpong "$name" "$addr" "$op" 4096 8
 		pingpong "$name" "$addr" "$op" 65536 4
 		pingpong "$name" "$addr" "$op" 1048576 2
+		# Around a page (siw signals a WRITE of a page or more)
+		# and a registration of all but one byte of 1 MiB.
+		pingpong "$name" "$addr" "$op" 4095 4
+		pingpong "$name" "$addr" "$op" 4097 4
+		pingpong "$name" "$addr" "$op" 1048575 2
 	done
 	stream "$name" "$addr" write bw 65536 128 1 1 window=16
 	stream "$name" "$addr" read bw 65536 128 1 1 window=16
@@ -218,6 +225,17 @@ for ((i = 0; i < 4; i += 2)); do
 	# Sends of every size, inline and chunked.
 	for size in 1 4096 65536 65537 262144; do
 		sendpp "$name" "$addr" "$size" 4
+	done
+	# And on each side of every boundary the path changes at: rxe's
+	# 1 KiB packets; a page with and without siw's 12-byte header (a
+	# Send of a page or more is signalled there); the inline size;
+	# above it, a chunk's or a push's registration growing by a page,
+	# and the 1 MiB most (8 each, so that most go as pushes).
+	for size in 2 1023 1024 1025 2049 4083 4084 4095 4097 8191 65535; do
+		sendpp "$name" "$addr" "$size" 2
+	done
+	for size in 69632 69633 131073 1048575; do
+		sendpp "$name" "$addr" "$size" 8
 	done
 	sendpp "$name" "$addr" 1048576 8
 	sendpp "$name" "$addr" 262144 16 window=4
