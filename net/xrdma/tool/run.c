@@ -342,6 +342,13 @@ static int xrping_conn_run_reconnect(struct xrping_conn *c, u32 n,
 			rc = xrping_wait_reconnect(c);
 			if (rc)
 				return rc;
+			/* The echo may have come after we saw the loss: the
+			 * teardown delivers every message received before the
+			 * transport reconnects.  Sent again, it would come
+			 * twice.
+			 */
+			if (xrping_echoed(c, seq + 1))
+				break;
 		}
 	}
 	return 0;
