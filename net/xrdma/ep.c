@@ -93,10 +93,30 @@ void xrdma_ep_force_disconnect(struct xrdma_ep *ep)
 {
 	if (test_and_set_bit(0, &ep->flushed))
 		return;
+	pr_debug("%pISpc: disconnect forced by %pS\n",
+		 &ep->id->route.addr.dst_addr, __builtin_return_address(0));
 	spin_lock(&ep->lock);
 	if (ep->xprt)
 		queue_work(xrdma_wq, &ep->xprt->disconnect_work);
 	spin_unlock(&ep->lock);
+}
+
+/**
+ * xrdma_ep_post_failed() - the device refused a post: the connection ends
+ * @ep: the endpoint
+ * @rc: what ib_post_send() or ib_post_recv() returned
+ *
+ * The queues are sized so that a post never finds them full; a refusal
+ * means the QP left RTS under us, and says so once.
+ *
+ * Context: any; takes @ep->lock.
+ */
+void xrdma_ep_post_failed(struct xrdma_ep *ep, int rc)
+{
+	pr_warn_ratelimited("%pISpc: post refused by %pS: %d\n",
+			    &ep->id->route.addr.dst_addr,
+			    __builtin_return_address(0), rc);
+	xrdma_ep_force_disconnect(ep);
 }
 
 /* Does our device send and take SEND_WITH_INV?  The id's device is
@@ -264,6 +284,8 @@ int xrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	struct xrdma_ep *ep = id->context;
 
 	might_sleep();
+	pr_debug("%pISpc: %s, status %d\n", &id->route.addr.dst_addr,
+		 rdma_event_msg(ev->event), ev->status);
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:

@@ -75,7 +75,7 @@ static int xrdma_post_wr_try(struct xrdma_xprt *xprt,
 	if (!rc) {
 		rc = ib_post_send(ep->id->qp, wr, NULL);
 		if (rc)
-			xrdma_ep_force_disconnect(ep);
+			xrdma_ep_post_failed(ep, rc);
 		else
 			xrdma_wr_wait_posted(xprt, w);
 	}
@@ -352,7 +352,7 @@ static int xrdma_rdma_try(struct xrdma_xprt *xprt, struct xrdma_rdma_req *req)
 	err = ib_post_send(ep->id->qp, &req->wr.wr, NULL);
 	if (err) {
 		list_add(&rc->node, &xprt->rctx_free);
-		xrdma_ep_force_disconnect(ep);
+		xrdma_ep_post_failed(ep, err);
 	} else if (rc->write) {
 		list_add_tail(&rc->node, &xprt->rctx_writes);
 	}

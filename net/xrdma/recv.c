@@ -112,7 +112,7 @@ void xrdma_post_recvs(struct xrdma_xprt *xprt)
 		n++;
 	if (rc) {
 		xrdma_recv_unchain(xprt, bad);
-		xrdma_ep_force_disconnect(ep);
+		xrdma_ep_post_failed(ep, rc);
 	}
 	xprt->rx_posted += n;
 	xrdma_credits_posted(&xprt->credits, n);

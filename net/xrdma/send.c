@@ -323,7 +323,7 @@ static int xrdma_try_send(struct xrdma_xprt *xprt, const struct xrdma_out *out)
 		if (out->push)
 			xrdma_push_unprep(ep, out->push);
 		xrdma_send_unget(xprt, out, buf, slot);
-		xrdma_ep_force_disconnect(ep);
+		xrdma_ep_post_failed(ep, rc);
 		return rc;
 	}
 	xrdma_send_posted(xprt, out, &msg, inv, imm);

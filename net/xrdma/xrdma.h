@@ -750,6 +750,7 @@ void xrdma_ep_get(struct xrdma_ep *ep);
 bool xrdma_ep_put(struct xrdma_ep *ep);
 void xrdma_ep_free(struct xrdma_ep *ep);
 void xrdma_ep_force_disconnect(struct xrdma_ep *ep);
+void xrdma_ep_post_failed(struct xrdma_ep *ep, int rc);
 int xrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 void xrdma_ep_update_private(struct xrdma_ep *ep,
 			     const struct rdma_conn_param *param);

@@ -150,9 +150,24 @@ restart_under() {
 }
 
 # Reconnect with backoff: the server goes away in the middle of a run
-# and comes back; the client's message in flight is sent again.
+# and comes back; the client's message in flight is sent again.  With
+# xrdma's debug output on, the log says how the connection ended: the
+# client's DISCONNECTED event and the disconnect forced (by that event,
+# or by an error completion before it).
+ddebug=/sys/kernel/debug/dynamic_debug/control
+mark="xrdma.sh: reconnect $$"
+echo 'module xrdma +p' > "$ddebug"
+echo "$mark" > /dev/kmsg
 restart_under rc rxe4 "$CM_RXE_ADDR4" 0.3 200 \
 	"reconnect after the server restarted"
+echo 'module xrdma -p' > "$ddebug"
+for said in "$CM_RXE_ADDR4:$port: disconnected, status 0" \
+	    "$CM_RXE_ADDR4:$port: disconnect forced by "; do
+	if ! dmesg | sed -n "/$mark/,\$p" | grep -qF "$said"; then
+		echo "FAIL: the log does not say \"$said\"" >&2
+		failed=$((failed + 1))
+	fi
+done
 
 # The same with 1 MiB messages over siw: the client keeps its landing
 # buffers across the connections and registers them again on the new

@@ -193,7 +193,7 @@ void xrping_server_ctl(struct xrping_server *srv, struct xrdma_xprt *xprt,
 	u32 cmd = le32_to_cpu(req->cmd);
 	struct xrping_peer *peer;
 	struct xrping_ctl rep;
-	int rc = -ENOMEM;
+	int rc = -ENOMEM, sent;
 
 	xrping_ctl_init(&rep, cmd | XRPING_CTL_REPLY, le32_to_cpu(req->seq),
 			le32_to_cpu(req->len));
@@ -206,8 +206,12 @@ void xrping_server_ctl(struct xrping_server *srv, struct xrdma_xprt *xprt,
 		rep.len = cpu_to_le32(peer->desc.len);
 	}
 	rep.status = cpu_to_le32((u32)rc);
-	if (xrdma_send(xprt, &rep, sizeof(rep)))
+	sent = xrdma_send(xprt, &rep, sizeof(rep));
+	if (sent) {
+		pr_debug("reply to request %#x (status %d) not sent: %d\n",
+			 cmd, rc, sent);
 		atomic64_inc(&srv->errors);
+	}
 }
 
 /**
