@@ -102,10 +102,11 @@ struct xrdma_opts {
  *	completed: @status is 0, or -EIO when it failed or was flushed by
  *	the end of the connection.  A WRITE's call comes after those of
  *	the WRITEs started before it.  Runs in process context (the send
- *	CQ's work item, or the teardown of the connection for WRITEs the
- *	device completed without a word: XRDMA_RDMA_MORE) and must not
- *	sleep for long; it may start the next operation with
- *	xrdma_rdma_nowait().
+ *	CQ's work item; the receive CQ's, which reaps send completions
+ *	before it hands a message to @recv; or the teardown of the
+ *	connection for WRITEs the device completed without a word:
+ *	XRDMA_RDMA_MORE) and must not sleep for long; it may start the
+ *	next operation with xrdma_rdma_nowait().
  * @closed: optional; the transport is being destroyed: no callback runs
  *	any more and no connection is left.  The last chance to give
  *	back memory registrations with xrdma_mr_release().  Runs in

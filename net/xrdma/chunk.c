@@ -47,7 +47,7 @@ static bool xrdma_chunk_taken(struct xrdma_xprt *xprt,
 			      struct xrdma_chunk **chp)
 {
 	*chp = xrdma_chunk_take(xprt);
-	return *chp;
+	return xrdma_send_cq_ready_or_arm(xprt, *chp);
 }
 
 /* Give a slot back with what it holds; its owner calls this (the
@@ -186,7 +186,7 @@ void xrdma_chunks_reset(struct xrdma_xprt *xprt)
 
 static void xrdma_wc_pull(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct xrdma_xprt *xprt = cq->cq_context;
+	struct xrdma_xprt *xprt = xrdma_send_cq_xprt(cq);
 
 	xrdma_flush_disconnect(xprt, wc);
 	xrdma_wr_wait_done(xprt, &xprt->pull.wait, wc);

@@ -29,7 +29,10 @@ static void xrdma_ep_drain(struct xrdma_xprt *xprt, struct xrdma_ep *ep)
 	 */
 	if (!qp || !ep->was_connected)
 		return;
+	/* The drain waits for its own completion: the send CQ must tell. */
+	xrdma_send_cq_arm(ep);
 	ib_drain_sq(qp);
+	xrdma_send_cq_quiesce(ep);
 	xrdma_wr_waits_flush(xprt, ep);
 	ib_drain_rq(qp);
 }

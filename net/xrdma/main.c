@@ -14,14 +14,20 @@ struct workqueue_struct *xrdma_wq;
 
 static int __init xrdma_init(void)
 {
+	int rc;
+
 	xrdma_wq = alloc_workqueue("xrdma", WQ_MEM_RECLAIM, 0);
 	if (!xrdma_wq)
 		return -ENOMEM;
-	return 0;
+	rc = xrdma_send_cq_init();
+	if (rc)
+		destroy_workqueue(xrdma_wq);
+	return rc;
 }
 
 static void __exit xrdma_exit(void)
 {
+	xrdma_send_cq_exit();
 	destroy_workqueue(xrdma_wq);
 }
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A connection's verbs resources: PD, a send and a receive CQ polled
- * from workqueues (so completion handlers run in process context), and
- * the RC QP attached to the id.  They are connection scoped: released
- * when the endpoint's last reference goes.
+ * A connection's verbs resources: PD, a send CQ armed only when a
+ * completion is waited for (send_cq.c) and a receive CQ polled from a
+ * workqueue (so completion handlers run in process context), and the RC
+ * QP attached to the id.  They are connection scoped: released when the
+ * endpoint's last reference goes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -61,7 +62,8 @@ static enum ib_poll_context xrdma_recv_poll_ctx(const struct ib_device *dev)
 /**
  * xrdma_ep_setup_qp() - make the PD, the CQs and the QP of a connection
  * @ep: the endpoint, with an id bound to a device
- * @xprt: its transport: the CQs' context, the source of the depth
+ * @xprt: its transport: the receive CQ's context, the source of the
+ *	depth
  *
  * On failure what was made stays for xrdma_ep_release_qp(), which the
  * endpoint's last reference runs: teardown copes with any prefix.
@@ -86,24 +88,15 @@ int xrdma_ep_setup_qp(struct xrdma_ep *ep, struct xrdma_xprt *xprt)
 	if (IS_ERR(pd))
 		return PTR_ERR(pd);
 	ep->pd = pd;
-	/* Send completions are reaped by an unbound worker.  A bound one
-	 * queues behind the thread that produced them: siw completes a
-	 * WRITE in its per-CPU transmit thread, which on a kernel without
-	 * preemption runs until its queue is empty, so the poster heard of
-	 * its window only once the window was drained (a stream of 4 KiB
-	 * WRITEs at 0.28 of the floor's rate).
-	 */
-	cq = ib_alloc_cq(dev, xprt, xrdma_sq_depth(depth), 0,
-			 IB_POLL_UNBOUND_WORKQUEUE);
-	if (IS_ERR(cq))
-		return PTR_ERR(cq);
-	ep->send_cq = cq;
+	rc = xrdma_send_cq_create(ep, xrdma_sq_depth(depth));
+	if (rc)
+		return rc;
 	ep->rd_atom = min3(XRDMA_RD_ATOM, dev->attrs.max_qp_rd_atom,
 			   dev->attrs.max_qp_init_rd_atom);
 	/* siw hands an unsignalled Send or WRITE of a page or more to TCP
 	 * page by page, zero copy, which more than doubled the latency of
 	 * 4 KiB messages; a signalled one goes in one copy.  Elsewhere
-	 * such a completion is only one more work item to wake
+	 * such a completion would only be one more to handle
 	 * (Documentation/benchmarks.rst).
 	 */
 	ep->signal_from = dev->ops.driver_id == RDMA_DRIVER_SIW ? PAGE_SIZE :
@@ -141,11 +134,9 @@ void xrdma_ep_release_qp(struct xrdma_ep *ep)
 		rdma_destroy_qp(ep->id);
 	if (ep->recv_cq)
 		ib_free_cq(ep->recv_cq);
-	if (ep->send_cq)
-		ib_free_cq(ep->send_cq);
+	xrdma_send_cq_destroy(ep);
 	if (ep->pd)
 		ib_dealloc_pd(ep->pd);
 	ep->recv_cq = NULL;
-	ep->send_cq = NULL;
 	ep->pd = NULL;
 }

@@ -88,7 +88,7 @@ static bool xrdma_post_wr_tried(struct xrdma_xprt *xprt,
 				struct xrdma_wr_wait *w, int *rc)
 {
 	*rc = xrdma_post_wr_try(xprt, wr, w);
-	return *rc != -EAGAIN;
+	return xrdma_send_cq_ready_or_arm(xprt, *rc != -EAGAIN);
 }
 
 /**
@@ -143,6 +143,7 @@ static void xrdma_rctx_finish(struct xrdma_xprt *xprt, struct xrdma_rctx *rc,
 		xprt->info.rdma_bytes += rc->len;
 	}
 	list_move(&rc->node, &xprt->rctx_free);
+	xprt->rdma_busy--;
 	spin_unlock(&xprt->send_lock);
 	xrdma_wake_senders(xprt);
 	xprt->ops->rdma_done(xprt, cookie, ok ? 0 : -EIO);
@@ -152,7 +153,7 @@ static void xrdma_wc_rdma(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct xrdma_rctx *rc = container_of(wc->wr_cqe, struct xrdma_rctx,
 					     cqe);
-	struct xrdma_xprt *xprt = cq->cq_context;
+	struct xrdma_xprt *xprt = xrdma_send_cq_xprt(cq);
 	struct xrdma_rctx *first;
 
 	/* Each WRITE before this one completed, and well: a failed or
@@ -233,6 +234,7 @@ void xrdma_rctx_reset(struct xrdma_xprt *xprt)
 	INIT_LIST_HEAD(&xprt->rctx_free);
 	INIT_LIST_HEAD(&xprt->rctx_writes);
 	xprt->rdma_unsignalled = 0;
+	xprt->rdma_busy = 0;
 	for (i = 0; i < xprt->opts.depth; i++) {
 		xprt->rctx[i].cqe.done = xrdma_wc_rdma;
 		list_add_tail(&xprt->rctx[i].node, &xprt->rctx_free);
@@ -353,9 +355,13 @@ static int xrdma_rdma_try(struct xrdma_xprt *xprt, struct xrdma_rdma_req *req)
 	if (err) {
 		list_add(&rc->node, &xprt->rctx_free);
 		xrdma_ep_post_failed(ep, err);
-	} else if (rc->write) {
-		list_add_tail(&rc->node, &xprt->rctx_writes);
+		goto out;
 	}
+	if (rc->write)
+		list_add_tail(&rc->node, &xprt->rctx_writes);
+	/* The user hears of it from a completion: the send CQ must tell. */
+	xprt->rdma_busy++;
+	xrdma_send_cq_arm(ep);
 out:
 	spin_unlock(&xprt->send_lock);
 	return err;
@@ -365,7 +371,7 @@ static bool xrdma_rdma_tried(struct xrdma_xprt *xprt,
 			     struct xrdma_rdma_req *req, int *rc)
 {
 	*rc = xrdma_rdma_try(xprt, req);
-	return *rc != -EAGAIN;
+	return xrdma_send_cq_ready_or_arm(xprt, *rc != -EAGAIN);
 }
 
 static int xrdma_rdma_start(struct xrdma_xprt *xprt, enum xrdma_rdma_op op,

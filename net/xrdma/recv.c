@@ -223,6 +223,10 @@ static void xrdma_wc_receive(struct ib_cq *cq, struct ib_wc *wc)
 				    wc->byte_len);
 		goto out_flushed;
 	}
+	/* The Sends done by now give back their slots and buffers, which
+	 * the replacement and the user's answer may need (send_cq.c).
+	 */
+	xrdma_send_cq_reap(wc->qp->qp_context);
 	/* The replacement goes up before the user sees this one. */
 	xrdma_post_recvs(xprt);
 	rc = xrdma_recv_ends(xprt, wc, &msg);

@@ -7,8 +7,9 @@
  * QP completes Sends in order, a signalled completion means every Send
  * posted before it is done as well; retiring the ring up to that slot
  * frees their buffers in order.  The producer (the sender, under the
- * transport's send lock) moves @head, the consumer (the send CQ's work
- * item, one at a time) moves @tail; they share only the two indices.
+ * transport's send lock) moves @head, the consumer (a send completion's
+ * handler, one at a time: send_cq.c) moves @tail; they share only the
+ * two indices.
  */
 #include <linux/errno.h>
 #include <kunit/visibility.h>
@@ -80,8 +81,8 @@ EXPORT_SYMBOL_IF_KUNIT(xrdma_ring_unget);
  * @fn: called for each retired slot, oldest first
  * @arg: passed to @fn
  *
- * Context: the caller serializes consumers (a CQ's work item, or the
- * disconnect after the drain).
+ * Context: the caller serializes consumers (the send CQ's poll lock, or
+ * the disconnect after the drain).
  * Return: how many slots were retired; 0 if @upto is not in flight.
  */
 unsigned int xrdma_ring_retire(struct xrdma_ring *ring, unsigned int upto,

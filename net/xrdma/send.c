@@ -37,7 +37,7 @@ static void xrdma_sendctx_retire_one(void *arg, unsigned int slot)
 
 static void xrdma_wc_send(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct xrdma_xprt *xprt = cq->cq_context;
+	struct xrdma_xprt *xprt = xrdma_send_cq_xprt(cq);
 	unsigned int slot = wc->wr_cqe - xprt->sc_cqe;
 
 	/* Only wr_cqe and status are valid in a failed completion. */
@@ -342,13 +342,14 @@ static int xrdma_try_send_locked(struct xrdma_xprt *xprt,
 }
 
 /* The wait condition of xrdma_send_wait(): a try that did not need to
- * wait.
+ * wait.  Like every condition on send_wait, it arms the send CQ when it
+ * fails (send_cq.c).
  */
 static bool xrdma_send_tried(struct xrdma_xprt *xprt,
 			     const struct xrdma_out *out, int *rc)
 {
 	*rc = xrdma_try_send_locked(xprt, out);
-	return *rc != -EAGAIN;
+	return xrdma_send_cq_ready_or_arm(xprt, *rc != -EAGAIN);
 }
 
 /**
@@ -468,7 +469,7 @@ static bool xrdma_send_buf_lent(struct xrdma_xprt *xprt,
 				struct xrdma_buf **bufp)
 {
 	*bufp = xrdma_pool_lend(&xprt->reqs);
-	return *bufp;
+	return xrdma_send_cq_ready_or_arm(xprt, *bufp);
 }
 
 /**
@@ -645,7 +646,7 @@ static bool xrdma_done_tried(struct xrdma_xprt *xprt, int *rc)
 	spin_lock(&xprt->send_lock);
 	*rc = xprt->done_pending ? xrdma_try_send(xprt, &out) : 0;
 	spin_unlock(&xprt->send_lock);
-	return *rc != -EAGAIN;
+	return xrdma_send_cq_ready_or_arm(xprt, *rc != -EAGAIN);
 }
 
 /**

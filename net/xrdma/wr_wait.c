@@ -41,8 +41,10 @@ EXPORT_SYMBOL_IF_KUNIT(xrdma_wr_wait_init);
 
 /**
  * xrdma_wr_wait_posted() - the WR is posted: its completion is owed
- * @xprt: the transport
+ * @xprt: the transport, whose connection took the WR
  * @w: the WR's context
+ *
+ * The send CQ stays armed while the WR is listed (send_cq.c).
  *
  * Context: @xprt's send lock held, the same hold as the post's, so its
  * completion's handler finds it listed.
@@ -51,6 +53,7 @@ void xrdma_wr_wait_posted(struct xrdma_xprt *xprt, struct xrdma_wr_wait *w)
 {
 	lockdep_assert_held(&xprt->send_lock);
 	list_add_tail(&w->node, &xprt->wr_waits);
+	xrdma_send_cq_arm(xprt->ep);
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_wr_wait_posted);
 
@@ -60,8 +63,8 @@ EXPORT_SYMBOL_IF_KUNIT(xrdma_wr_wait_posted);
  * @w: the WR's context; the waiter's to free once this returns
  * @wc: the completion
  *
- * Context: the send CQ's work item, or xrdma_wr_waits_flush(); takes
- * the send lock.
+ * Context: a send completion's handler (send_cq.c), or
+ * xrdma_wr_waits_flush(); takes the send lock.
  */
 void xrdma_wr_wait_done(struct xrdma_xprt *xprt, struct xrdma_wr_wait *w,
 			const struct ib_wc *wc)

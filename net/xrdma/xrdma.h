@@ -52,7 +52,7 @@
  * struct xrdma_ring - the indices of the send-context ring
  * @size: number of slots; at most @size - 1 are in use at once
  * @head: the slot handed out last (producer side, under the send lock)
- * @tail: the slot retired last (consumer side, the send CQ's work)
+ * @tail: the slot retired last (consumer side, send completions)
  *
  * Slots are handed out in order and retired in order, so a signalled
  * completion retires every unsignalled Send posted before it.  The two
@@ -554,8 +554,12 @@ struct xrdma_cm_ctx {
  * @flushed: set once a disconnect was forced: exactly one per connection
  * @draining: no more receives may be posted
  * @pd: protection domain (connection scoped)
- * @send_cq: send CQ, polled from a workqueue
- * @recv_cq: receive CQ, polled from a workqueue
+ * @send_cq: send CQ, armed only while a completion is waited for
+ *	(send_cq.c); its context is this endpoint
+ * @send_cq_work: handles @send_cq's completions after an event
+ * @send_cq_poll: held while @send_cq's completions are handled
+ * @recv_cq: receive CQ, polled from a workqueue; its context is the
+ *	transport
  * @was_connected: the QP reached RTS, so draining it is possible
  * @passive: accepted by a listener, not connected by us
  * @inline_send: the largest message this connection sends, with header
@@ -583,6 +587,8 @@ struct xrdma_ep {
 	bool draining;
 	struct ib_pd *pd;
 	struct ib_cq *send_cq;
+	struct work_struct send_cq_work;
+	struct mutex send_cq_poll;	/* handling send completions */
 	struct ib_cq *recv_cq;
 	bool was_connected;
 	bool passive;
@@ -633,6 +639,8 @@ struct xrdma_ep {
  * @rctx_writes: the WRITEs in flight, oldest first (under @send_lock)
  * @rdma_unsignalled: WRITEs posted since the last signalled one (under
  *	@send_lock)
+ * @rdma_busy: RDMA operations posted whose outcome the user was not
+ *	told yet (under @send_lock)
  * @chunks: our chunked messages in flight (under @send_lock)
  * @pull: the READ of the peer's chunk being pulled
  * @done_pending: the peer's chunk @done_rkey was pulled and the peer
@@ -680,6 +688,7 @@ struct xrdma_xprt {
 	struct list_head rctx_free;
 	struct list_head rctx_writes;
 	unsigned int rdma_unsignalled;
+	unsigned int rdma_busy;
 	struct xrdma_chunk chunks[XRDMA_MAX_CHUNKS];
 	struct xrdma_pull pull;
 	bool done_pending;
@@ -709,6 +718,26 @@ static inline void xrdma_wake_senders(struct xrdma_xprt *xprt)
 {
 	if (wq_has_sleeper(&xprt->send_wait))
 		wake_up(&xprt->send_wait);
+}
+
+/**
+ * xrdma_send_cq_xprt() - the transport whose connection a send CQ is of
+ * @cq: a connection's send CQ, whose context is the endpoint
+ *
+ * Only a connected endpoint has work requests on its send queue, and it
+ * lets go of its transport only after their drain, so a handler needs
+ * no lock to read it.  (The receive CQ's context is the transport
+ * itself: a connection that never was posted receives, which complete
+ * as flushed after the endpoint let go.)
+ *
+ * Context: a completion handler of @cq.
+ * Return: the transport.
+ */
+static inline struct xrdma_xprt *xrdma_send_cq_xprt(const struct ib_cq *cq)
+{
+	const struct xrdma_ep *ep = cq->cq_context;
+
+	return ep->xprt;
 }
 
 /**
@@ -879,6 +908,20 @@ int xrdma_ep_live(struct xrdma_xprt *xprt, struct xrdma_ep **epp);
 int xrdma_post_wr(struct xrdma_xprt *xprt, const struct ib_send_wr *wr,
 		  struct xrdma_wr_wait *w);
 unsigned int xrdma_sq_depth(unsigned int depth);
+
+/* send_cq.c */
+int xrdma_send_cq_init(void);
+void xrdma_send_cq_exit(void);
+int xrdma_send_cq_create(struct xrdma_ep *ep, unsigned int cqe);
+void xrdma_send_cq_quiesce(struct xrdma_ep *ep);
+void xrdma_send_cq_destroy(struct xrdma_ep *ep);
+void xrdma_send_cq_arm(struct xrdma_ep *ep);
+bool xrdma_send_cq_ready_or_arm(struct xrdma_xprt *xprt, bool ready);
+void xrdma_send_cq_reap(struct xrdma_ep *ep);
+#if IS_ENABLED(CONFIG_KUNIT)
+bool xrdma_send_cq_wanted(struct xrdma_xprt *xprt, const struct xrdma_ep *ep);
+void xrdma_send_cq_worker(struct work_struct *work);
+#endif
 
 /* wr_wait.c */
 void xrdma_wr_wait_init(struct xrdma_wr_wait *w,

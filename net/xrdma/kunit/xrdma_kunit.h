@@ -13,5 +13,6 @@ extern struct kunit_suite xrdma_hdr_suite;
 extern struct kunit_suite xrdma_land_suite;
 extern struct kunit_suite xrdma_rdma_suite;
 extern struct kunit_suite xrdma_wr_wait_suite;
+extern struct kunit_suite xrdma_send_cq_suite;
 
 #endif /* _XRDMA_KUNIT_H */

@@ -25,7 +25,7 @@
  * @id: the connection's id
  * @dev: the id's device, whose post_send records the WR
  * @qp: the id's QP
- * @cq: the send CQ, whose context is @xprt
+ * @cq: the send CQ, whose context is @ep
  * @ibmr: the registration's MR
  * @mr: a registration of 4 KiB
  * @rem: 4 KiB of the peer's
@@ -36,6 +36,7 @@
  * @status: its status
  * @ctx_free: whether a context was free during it
  * @done: how many calls
+ * @disconnects: runs of the transport's disconnect work
  */
 struct rdma_test {
 	struct xrdma_xprt xprt;
@@ -54,7 +55,17 @@ struct rdma_test {
 	int status[RDMA_TEST_MAX];
 	bool ctx_free[RDMA_TEST_MAX];
 	unsigned int done;
+	unsigned int disconnects;
 };
+
+/* A forced disconnect queues this in place of the teardown. */
+static void rdma_test_disconnect(struct work_struct *work)
+{
+	struct rdma_test *t = container_of(work, struct rdma_test,
+					   xprt.disconnect_work);
+
+	t->disconnects++;
+}
 
 static void rdma_test_done(struct xrdma_xprt *xprt, u64 cookie, int status)
 {
@@ -99,11 +110,13 @@ static struct rdma_test *rdma_test_make(struct kunit *test)
 	init_waitqueue_head(&t->xprt.send_wait);
 	INIT_LIST_HEAD(&t->xprt.rctx_free);
 	INIT_LIST_HEAD(&t->xprt.rctx_writes);
+	INIT_WORK(&t->xprt.disconnect_work, rdma_test_disconnect);
 	t->dev.ops.post_send = rdma_test_post_send;
 	t->qp.device = &t->dev;
-	t->cq.cq_context = &t->xprt;
+	t->cq.cq_context = &t->ep;
 	t->id.qp = &t->qp;
 	spin_lock_init(&t->ep.lock);
+	t->ep.xprt = &t->xprt;
 	t->ep.id = &t->id;
 	t->ep.status = XRDMA_CONNECTED;
 	t->ep.signal_from = U32_MAX;
@@ -302,6 +315,8 @@ static void rdma_completion_retires_earlier_writes(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, t->posted, 5U);
 	KUNIT_EXPECT_FALSE(test, t->signalled[0]);
 	KUNIT_EXPECT_FALSE(test, t->signalled[3]);
+	/* Each keeps the send CQ armed until its outcome is told. */
+	KUNIT_EXPECT_EQ(test, t->xprt.rdma_busy, 5U);
 
 	rdma_test_complete(t, 1, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, t->done, 2U);
@@ -318,6 +333,7 @@ static void rdma_completion_retires_earlier_writes(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, t->ctx_free[i]);
 	}
 	KUNIT_EXPECT_EQ(test, rdma_test_free_contexts(t), 8U);
+	KUNIT_EXPECT_EQ(test, t->xprt.rdma_busy, 0U);
 	KUNIT_EXPECT_TRUE(test, list_empty(&t->xprt.rctx_writes));
 	KUNIT_EXPECT_EQ(test, t->xprt.info.rdma_ops, 5ULL);
 	KUNIT_EXPECT_EQ(test, t->xprt.info.rdma_bytes, 5ULL * 64);
@@ -340,12 +356,17 @@ static void rdma_flush_fails_only_its_own(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->cookie[1], 1ULL);
 	KUNIT_EXPECT_EQ(test, t->status[1], -EIO);
 	KUNIT_EXPECT_TRUE(test, test_bit(0, &t->ep.flushed));
+	flush_work(&t->xprt.disconnect_work);
+	KUNIT_EXPECT_EQ(test, t->disconnects, 1U);
 	/* A flush completes an unsignalled WRITE too. */
 	rdma_test_complete(t, 2, IB_WC_WR_FLUSH_ERR);
 	KUNIT_ASSERT_EQ(test, t->done, 3U);
 	KUNIT_EXPECT_EQ(test, t->status[2], -EIO);
 	KUNIT_EXPECT_EQ(test, t->xprt.info.rdma_ops, 1ULL);
 	KUNIT_EXPECT_EQ(test, rdma_test_free_contexts(t), 8U);
+	/* Still one disconnect. */
+	flush_work(&t->xprt.disconnect_work);
+	KUNIT_EXPECT_EQ(test, t->disconnects, 1U);
 }
 
 static void rdma_teardown_retires_silent_writes(struct kunit *test)

@@ -15,9 +15,11 @@
  * @xprt: the transport
  * @ep: its connection
  * @id: the connection's id
- * @dev: the id's device, for the flush's warning
+ * @dev: the id's device, for the flush's warning; its req_notify_cq
+ *	counts the arms of @cq
  * @qp: the id's QP
- * @cq: the send CQ, whose context is @xprt
+ * @cq: the send CQ, whose context is @ep
+ * @arms: how often @cq was armed
  * @w: the WRs' contexts
  * @calls: completions @w[i]'s handler saw
  * @status: the status of the last one
@@ -30,6 +32,7 @@ struct wr_wait_test {
 	struct ib_device dev;
 	struct ib_qp qp;
 	struct ib_cq cq;
+	unsigned int arms;
 	struct xrdma_wr_wait w[2];
 	unsigned int calls[2];
 	enum ib_wc_status status[2];
@@ -38,7 +41,13 @@ struct wr_wait_test {
 
 static struct wr_wait_test *wr_wait_test_of(struct ib_cq *cq)
 {
-	return container_of(cq->cq_context, struct wr_wait_test, xprt);
+	return container_of(cq->cq_context, struct wr_wait_test, ep);
+}
+
+static int wr_wait_test_arm(struct ib_cq *cq, enum ib_cq_notify_flags flags)
+{
+	wr_wait_test_of(cq)->arms++;
+	return 0;
 }
 
 /* What every handler of a waited-for WR does, and the record of it. */
@@ -64,10 +73,12 @@ static struct wr_wait_test *wr_wait_test_make(struct kunit *test)
 	spin_lock_init(&t->xprt.send_lock);
 	INIT_LIST_HEAD(&t->xprt.wr_waits);
 	strscpy(t->dev.name, "kunit0", sizeof(t->dev.name));
+	t->dev.ops.req_notify_cq = wr_wait_test_arm;
 	t->id.device = &t->dev;
 	t->id.qp = &t->qp;
 	t->cq.device = &t->dev;
-	t->cq.cq_context = &t->xprt;
+	t->cq.cq_context = &t->ep;
+	t->ep.xprt = &t->xprt;
 	t->ep.id = &t->id;
 	t->ep.send_cq = &t->cq;
 	t->xprt.ep = &t->ep;
@@ -93,12 +104,15 @@ static void wr_wait_test_complete(struct wr_wait_test *t, unsigned int i,
 	t->w[i].cqe.done(&t->cq, &wc);
 }
 
-/* A completion takes the WR off the list and wakes its waiter. */
+/* A posted WR arms the send CQ; its completion takes it off the list
+ * and wakes its waiter.
+ */
 static void wr_wait_completion_unlists(struct kunit *test)
 {
 	struct wr_wait_test *t = wr_wait_test_make(test);
 
 	wr_wait_test_post(t, 0);
+	KUNIT_EXPECT_EQ(test, t->arms, 1U);
 	KUNIT_EXPECT_FALSE(test, list_empty(&t->xprt.wr_waits));
 	KUNIT_EXPECT_FALSE(test, completion_done(&t->w[0].done));
 	wr_wait_test_complete(t, 0, IB_WC_SUCCESS);

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xrdma_send_cq: when the send CQ is armed, and that its work item
+ * handles every completion there is and arms again exactly while one is
+ * still waited for.  The connection is built by hand on a device whose
+ * CQ hands out completions the test queued and records each arm.
+ */
+#include <rdma/rdma_cm.h>
+
+#include "xrdma.h"
+#include "xrdma_kunit.h"
+
+#define SEND_CQ_TEST_MAX	8
+
+/**
+ * struct send_cq_test - a transport, its connection and a fake send CQ
+ * @xprt: the transport
+ * @ep: its connection, whose send CQ is @cq
+ * @dev: the CQ's device
+ * @cq: the send CQ, whose context is @ep
+ * @cqe: the completion entries the CQ may hand out
+ * @queued: how many completions are in the CQ, oldest first from @next
+ * @next: the next one poll_cq hands out
+ * @handled: each entry's handler calls
+ * @order: the entries in the order their handlers ran
+ * @nhandled: how many handler calls in all
+ * @arms: the flags of each arm
+ * @narms: how many arms
+ * @missed: what each arm returns, in order; 0 past the end
+ * @arrive: completions that come in with each arm, in order
+ */
+struct send_cq_test {
+	struct xrdma_xprt xprt;
+	struct xrdma_ep ep;
+	struct ib_device dev;
+	struct ib_cq cq;
+	struct ib_cqe cqe[SEND_CQ_TEST_MAX];
+	unsigned int queued;
+	unsigned int next;
+	unsigned int handled[SEND_CQ_TEST_MAX];
+	unsigned int order[SEND_CQ_TEST_MAX];
+	unsigned int nhandled;
+	enum ib_cq_notify_flags arms[SEND_CQ_TEST_MAX];
+	unsigned int narms;
+	int missed[SEND_CQ_TEST_MAX];
+	unsigned int arrive[SEND_CQ_TEST_MAX];
+};
+
+static struct send_cq_test *send_cq_test_of(struct ib_cq *cq)
+{
+	return container_of(cq, struct send_cq_test, cq);
+}
+
+static int send_cq_test_poll(struct ib_cq *cq, int n, struct ib_wc *wc)
+{
+	struct send_cq_test *t = send_cq_test_of(cq);
+	int i;
+
+	for (i = 0; i < n && t->next < t->queued; i++, t->next++) {
+		memset(&wc[i], 0, sizeof(wc[i]));
+		wc[i].wr_cqe = &t->cqe[t->next];
+		wc[i].status = IB_WC_SUCCESS;
+	}
+	return i;
+}
+
+static int send_cq_test_arm(struct ib_cq *cq, enum ib_cq_notify_flags flags)
+{
+	struct send_cq_test *t = send_cq_test_of(cq);
+	unsigned int i = t->narms;
+
+	if (i >= SEND_CQ_TEST_MAX)
+		return 0;
+	t->arms[i] = flags;
+	t->narms++;
+	t->queued += t->arrive[i];
+	return t->missed[i];
+}
+
+static void send_cq_test_wc(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct send_cq_test *t = send_cq_test_of(cq);
+	unsigned int i = wc->wr_cqe - t->cqe;
+
+	t->handled[i]++;
+	if (t->nhandled < SEND_CQ_TEST_MAX)
+		t->order[t->nhandled] = i;
+	t->nhandled++;
+}
+
+static struct send_cq_test *send_cq_test_make(struct kunit *test)
+{
+	struct send_cq_test *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	spin_lock_init(&t->xprt.send_lock);
+	init_waitqueue_head(&t->xprt.send_wait);
+	INIT_LIST_HEAD(&t->xprt.wr_waits);
+	t->dev.ops.poll_cq = send_cq_test_poll;
+	t->dev.ops.req_notify_cq = send_cq_test_arm;
+	t->cq.device = &t->dev;
+	t->cq.cq_context = &t->ep;
+	t->ep.xprt = &t->xprt;
+	t->ep.send_cq = &t->cq;
+	mutex_init(&t->ep.send_cq_poll);
+	t->xprt.ep = &t->ep;
+	for (i = 0; i < SEND_CQ_TEST_MAX; i++)
+		t->cqe[i].done = send_cq_test_wc;
+	return t;
+}
+
+static bool send_cq_test_wanted(struct send_cq_test *t)
+{
+	bool wanted;
+
+	spin_lock(&t->xprt.send_lock);
+	wanted = xrdma_send_cq_wanted(&t->xprt, &t->ep);
+	spin_unlock(&t->xprt.send_lock);
+	return wanted;
+}
+
+/* Nobody waits: no arm.  Each kind of waiter alone wants it armed. */
+static void send_cq_wanted_by_each_waiter(struct kunit *test)
+{
+	struct send_cq_test *t = send_cq_test_make(test);
+	struct wait_queue_entry sleeper;
+	struct xrdma_wr_wait w;
+
+	KUNIT_EXPECT_FALSE(test, send_cq_test_wanted(t));
+
+	t->ep.draining = true;
+	KUNIT_EXPECT_TRUE(test, send_cq_test_wanted(t));
+	t->ep.draining = false;
+
+	t->xprt.rdma_busy = 1;
+	KUNIT_EXPECT_TRUE(test, send_cq_test_wanted(t));
+	t->xprt.rdma_busy = 0;
+
+	xrdma_wr_wait_init(&w, send_cq_test_wc);
+	list_add_tail(&w.node, &t->xprt.wr_waits);
+	KUNIT_EXPECT_TRUE(test, send_cq_test_wanted(t));
+	list_del_init(&w.node);
+
+	init_waitqueue_entry(&sleeper, current);
+	add_wait_queue(&t->xprt.send_wait, &sleeper);
+	KUNIT_EXPECT_TRUE(test, send_cq_test_wanted(t));
+	remove_wait_queue(&t->xprt.send_wait, &sleeper);
+
+	KUNIT_EXPECT_FALSE(test, send_cq_test_wanted(t));
+}
+
+/* An arm asks for the next completion and for those already there; one
+ * already there is polled, by the work item.
+ */
+static void send_cq_arm_asks_for_missed(struct kunit *test)
+{
+	struct send_cq_test *t = send_cq_test_make(test);
+
+	xrdma_send_cq_arm(&t->ep);
+	KUNIT_ASSERT_EQ(test, t->narms, 1U);
+	KUNIT_EXPECT_EQ(test, t->arms[0],
+			IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS);
+	KUNIT_EXPECT_EQ(test, t->nhandled, 0U);
+
+	/* A connection whose CQ is not made yet has nothing to arm. */
+	t->ep.send_cq = NULL;
+	xrdma_send_cq_arm(&t->ep);
+	KUNIT_EXPECT_EQ(test, t->narms, 1U);
+}
+
+/* A send waiter's condition arms only when it fails, and only a live
+ * connection's CQ: the drain arms for itself.
+ */
+static void send_cq_ready_or_arm(struct kunit *test)
+{
+	struct send_cq_test *t = send_cq_test_make(test);
+
+	KUNIT_EXPECT_TRUE(test, xrdma_send_cq_ready_or_arm(&t->xprt, true));
+	KUNIT_EXPECT_EQ(test, t->narms, 0U);
+	KUNIT_EXPECT_FALSE(test, xrdma_send_cq_ready_or_arm(&t->xprt, false));
+	KUNIT_EXPECT_EQ(test, t->narms, 1U);
+
+	t->ep.draining = true;
+	KUNIT_EXPECT_FALSE(test, xrdma_send_cq_ready_or_arm(&t->xprt, false));
+	KUNIT_EXPECT_EQ(test, t->narms, 1U);
+
+	t->xprt.ep = NULL;
+	KUNIT_EXPECT_FALSE(test, xrdma_send_cq_ready_or_arm(&t->xprt, false));
+	KUNIT_EXPECT_EQ(test, t->narms, 1U);
+}
+
+/* With nobody waiting the work item handles every completion, oldest
+ * first, and leaves the CQ unarmed.
+ */
+static void send_cq_worker_handles_all(struct kunit *test)
+{
+	struct send_cq_test *t = send_cq_test_make(test);
+	unsigned int i;
+
+	t->queued = 3;
+	xrdma_send_cq_worker(&t->ep.send_cq_work);
+	KUNIT_EXPECT_EQ(test, t->nhandled, 3U);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, t->handled[i], 1U);
+		KUNIT_EXPECT_EQ(test, t->order[i], i);
+	}
+	KUNIT_EXPECT_EQ(test, t->narms, 0U);
+}
+
+/* While a completion is waited for the work item arms again, and
+ * polls again when one came in before the arm.
+ */
+static void send_cq_worker_rearms_while_wanted(struct kunit *test)
+{
+	struct send_cq_test *t = send_cq_test_make(test);
+
+	t->xprt.rdma_busy = 1;
+	t->queued = 2;
+	t->arrive[0] = 1;
+	t->missed[0] = 1;
+	xrdma_send_cq_worker(&t->ep.send_cq_work);
+	KUNIT_EXPECT_EQ(test, t->nhandled, 3U);
+	KUNIT_EXPECT_EQ(test, t->handled[2], 1U);
+	KUNIT_ASSERT_EQ(test, t->narms, 2U);
+	KUNIT_EXPECT_EQ(test, t->arms[1],
+			IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS);
+}
+
+/* The receive handler's reap handles what is there, unless the work
+ * item is polling: then it leaves them to it.
+ */
+static void send_cq_reap_defers_to_poller(struct kunit *test)
+{
+	struct send_cq_test *t = send_cq_test_make(test);
+
+	t->queued = 2;
+	mutex_lock(&t->ep.send_cq_poll);
+	xrdma_send_cq_reap(&t->ep);
+	mutex_unlock(&t->ep.send_cq_poll);
+	KUNIT_EXPECT_EQ(test, t->nhandled, 0U);
+
+	xrdma_send_cq_reap(&t->ep);
+	KUNIT_EXPECT_EQ(test, t->nhandled, 2U);
+	KUNIT_EXPECT_EQ(test, t->narms, 0U);
+}
+
+static struct kunit_case send_cq_cases[] = {
+	KUNIT_CASE(send_cq_wanted_by_each_waiter),
+	KUNIT_CASE(send_cq_arm_asks_for_missed),
+	KUNIT_CASE(send_cq_ready_or_arm),
+	KUNIT_CASE(send_cq_worker_handles_all),
+	KUNIT_CASE(send_cq_worker_rearms_while_wanted),
+	KUNIT_CASE(send_cq_reap_defers_to_poller),
+	{}
+};
+
+struct kunit_suite xrdma_send_cq_suite = {
+	.name = "xrdma_send_cq",
+	.test_cases = send_cq_cases,
+};

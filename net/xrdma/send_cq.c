@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The send CQ: armed only while someone waits for one of its
+ * completions.
+ *
+ * A Send's completion only gives back its ring slot and its buffer;
+ * nobody waits for it unless a sender is short of one.  Raising an
+ * event for each would cost a work item per Send: on siw, where a Send
+ * of a page or more must be signalled, two more hand-offs per round
+ * trip, 35-40 us a hop on Debian's kernel, which the bare verbs
+ * ping-pong of Documentation/benchmarks.rst avoids by arming its CQ
+ * only when it is about to wait.  So does this CQ: ib_alloc_cq() would
+ * arm it after every poll, so it is made with ib_create_cq() and its
+ * arming is ours.
+ *
+ * It is armed (xrdma_send_cq_arm()) by
+ *  - a thread about to sleep on the transport's send_wait
+ *    (xrdma_send_cq_ready_or_arm()),
+ *  - the post of a WR a thread waits for (xrdma_wr_wait_posted()),
+ *  - the post of an RDMA operation, whose outcome goes to the user,
+ *  - the drain,
+ * and re-armed by its work item for as long as any of those is still
+ * owed a completion (xrdma_send_cq_wanted()).  A waiter arms after it
+ * made its want visible under the send lock, and the work item looks
+ * for wants under the same lock after it polled, so one of the two
+ * arms after the other's last look: no completion that is waited for
+ * stays unseen.  Arming asks about missed events, so a completion that
+ * came before the arm is polled at once.
+ *
+ * Otherwise completions wait in the CQ until the receive handler reaps
+ * them (xrdma_send_cq_reap()), before it replenishes the receive queue
+ * and hands the message up, whose answer then finds the slot and the
+ * buffer of the previous Send free.  The CQ cannot overflow: each of
+ * its entries holds a ring slot, an RDMA context or a waiter, which
+ * only polling gives back, and the send queue it is sized for has room
+ * for all of them (xrdma_sq_depth()).
+ *
+ * Polling runs under @ep->send_cq_poll, so handlers never run twice at
+ * once, as they never did on one work item; the reap only tries it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <kunit/visibility.h>
+
+#include "xrdma.h"
+
+/* Completions one run of the work item handles before it yields. */
+#define XRDMA_SEND_CQ_BUDGET	256
+
+/* Send CQs' events are handled here, by unbound workers.  A bound one
+ * queues behind the thread that produced the completions: siw completes
+ * a WRITE in its per-CPU transmit thread, which on a kernel without
+ * preemption runs until its queue is empty, so the poster heard of its
+ * window only once the window was drained (a stream of 4 KiB WRITEs at
+ * 0.28 of the floor's rate).
+ */
+static struct workqueue_struct *xrdma_cq_wq;
+
+/**
+ * xrdma_send_cq_wanted() - is a completion of the send CQ waited for?
+ * @xprt: the transport
+ * @ep: its connection, the CQ's owner
+ *
+ * By the drain, a thread asleep on @xprt->send_wait, a thread waiting
+ * for a WR it posted, or the user of an RDMA operation in flight.
+ *
+ * Context: @xprt's send lock held.
+ * Return: true to keep the CQ armed.
+ */
+VISIBLE_IF_KUNIT bool xrdma_send_cq_wanted(struct xrdma_xprt *xprt,
+					   const struct xrdma_ep *ep)
+{
+	lockdep_assert_held(&xprt->send_lock);
+	return ep->draining || xprt->rdma_busy ||
+	       !list_empty(&xprt->wr_waits) ||
+	       wq_has_sleeper(&xprt->send_wait);
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_wanted);
+
+/**
+ * xrdma_send_cq_arm() - have the send CQ's next completion raise an event
+ * @ep: the connection; nothing happens before its CQ exists
+ *
+ * A completion already in the CQ is polled at once, by the work item.
+ *
+ * Context: any; does not sleep.
+ */
+void xrdma_send_cq_arm(struct xrdma_ep *ep)
+{
+	struct ib_cq *cq = ep->send_cq;
+
+	if (!cq)
+		return;
+	if (ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
+				 IB_CQ_REPORT_MISSED_EVENTS) > 0)
+		queue_work(xrdma_cq_wq, &ep->send_cq_work);
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_arm);
+
+/**
+ * xrdma_send_cq_ready_or_arm() - a send waiter's condition
+ * @xprt: the transport whose send_wait the caller waits on
+ * @ready: whether the condition holds
+ *
+ * For use inside wait_event*(): when @ready is false the caller, queued
+ * on send_wait already, is about to sleep, so the current connection's
+ * send CQ is armed; the completion that frees what it waits for then
+ * wakes it.  The drain arms for itself.
+ *
+ * Context: process context; takes the send lock.
+ * Return: @ready.
+ */
+bool xrdma_send_cq_ready_or_arm(struct xrdma_xprt *xprt, bool ready)
+{
+	struct xrdma_ep *ep;
+
+	if (ready)
+		return true;
+	spin_lock(&xprt->send_lock);
+	ep = xprt->ep;
+	if (ep && !ep->draining)
+		xrdma_send_cq_arm(ep);
+	spin_unlock(&xprt->send_lock);
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_ready_or_arm);
+
+/* Handle up to @budget completions; returns how many there were. */
+static int xrdma_send_cq_poll(struct xrdma_ep *ep, int budget)
+{
+	int n;
+
+	mutex_lock(&ep->send_cq_poll);
+	n = ib_process_cq_direct(ep->send_cq, budget);
+	mutex_unlock(&ep->send_cq_poll);
+	return n;
+}
+
+/* Arm again if a completion is still waited for; true if one came
+ * meanwhile and wants polling.
+ */
+static bool xrdma_send_cq_rearm(struct xrdma_xprt *xprt, struct xrdma_ep *ep)
+{
+	bool missed = false;
+
+	spin_lock(&xprt->send_lock);
+	if (xrdma_send_cq_wanted(xprt, ep))
+		missed = ib_req_notify_cq(ep->send_cq, IB_CQ_NEXT_COMP |
+					  IB_CQ_REPORT_MISSED_EVENTS) > 0;
+	spin_unlock(&xprt->send_lock);
+	return missed;
+}
+
+/**
+ * xrdma_send_cq_worker() - handle the send CQ's completions after an event
+ * @work: the connection's send_cq_work
+ *
+ * Context: xrdma_cq_wq; the endpoint still has its transport (the
+ * teardown flushes this work before it lets go).
+ */
+VISIBLE_IF_KUNIT void xrdma_send_cq_worker(struct work_struct *work)
+{
+	struct xrdma_ep *ep = container_of(work, struct xrdma_ep,
+					   send_cq_work);
+
+	do {
+		if (xrdma_send_cq_poll(ep, XRDMA_SEND_CQ_BUDGET) >=
+		    XRDMA_SEND_CQ_BUDGET) {
+			queue_work(xrdma_cq_wq, work);
+			return;
+		}
+	} while (xrdma_send_cq_rearm(ep->xprt, ep));
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_worker);
+
+/* Runs in whatever context the driver reports from, possibly atomic. */
+static void xrdma_send_cq_event(struct ib_cq *cq, void *context)
+{
+	struct xrdma_ep *ep = context;
+
+	queue_work(xrdma_cq_wq, &ep->send_cq_work);
+}
+
+/**
+ * xrdma_send_cq_reap() - handle the send completions already there
+ * @ep: the connection
+ *
+ * Nothing happens if the work item is polling: it handles them.
+ *
+ * Context: process context, no lock held (the handlers take the send
+ * lock); the receive CQ's work item.
+ */
+void xrdma_send_cq_reap(struct xrdma_ep *ep)
+{
+	if (!mutex_trylock(&ep->send_cq_poll))
+		return;
+	ib_process_cq_direct(ep->send_cq, XRDMA_SEND_CQ_BUDGET);
+	mutex_unlock(&ep->send_cq_poll);
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_reap);
+
+/**
+ * xrdma_send_cq_create() - make a connection's send CQ, not armed
+ * @ep: the connection, with an id bound to a device
+ * @cqe: the entries it needs
+ *
+ * Its context is @ep, whose work item it queues (xrdma_send_cq_xprt()).
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or a negative errno; @ep->send_cq is set on success only.
+ */
+int xrdma_send_cq_create(struct xrdma_ep *ep, unsigned int cqe)
+{
+	struct ib_cq_init_attr attr = { .cqe = cqe };
+	struct ib_cq *cq;
+
+	INIT_WORK(&ep->send_cq_work, xrdma_send_cq_worker);
+	mutex_init(&ep->send_cq_poll);
+	cq = ib_create_cq(ep->id->device, xrdma_send_cq_event, NULL, ep,
+			  &attr);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	ep->send_cq = cq;
+	return 0;
+}
+
+/**
+ * xrdma_send_cq_quiesce() - wait until the work item is idle
+ * @ep: the connection, whose send queue is drained
+ *
+ * Nothing arms the CQ of a drained connection but the work item, and no
+ * completion comes to it any more, so this stays idle.
+ *
+ * Context: process context, may sleep.
+ */
+void xrdma_send_cq_quiesce(struct xrdma_ep *ep)
+{
+	if (ep->send_cq)
+		flush_work(&ep->send_cq_work);
+}
+
+/**
+ * xrdma_send_cq_destroy() - free the send CQ
+ * @ep: the connection, whose QP is gone
+ *
+ * Context: process context, may sleep.
+ */
+void xrdma_send_cq_destroy(struct xrdma_ep *ep)
+{
+	if (!ep->send_cq)
+		return;
+	cancel_work_sync(&ep->send_cq_work);
+	ib_destroy_cq(ep->send_cq);
+	mutex_destroy(&ep->send_cq_poll);
+	ep->send_cq = NULL;
+}
+
+/**
+ * xrdma_send_cq_init() - make the workqueue of the send CQs
+ *
+ * Context: module load.
+ * Return: 0 or -ENOMEM.
+ */
+int xrdma_send_cq_init(void)
+{
+	xrdma_cq_wq = alloc_workqueue("xrdma_cq", WQ_UNBOUND | WQ_HIGHPRI |
+				      WQ_MEM_RECLAIM, 0);
+	return xrdma_cq_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * xrdma_send_cq_exit() - free the workqueue of the send CQs
+ *
+ * Context: module unload; every CQ is gone.
+ */
+void xrdma_send_cq_exit(void)
+{
+	destroy_workqueue(xrdma_cq_wq);
+}
