@@ -20,10 +20,11 @@
  *  - the post of an RDMA operation, whose outcome goes to the user,
  *  - the drain,
  * and re-armed by its work item for as long as any of those is still
- * owed a completion (xrdma_send_cq_wanted()).  A waiter arms after it
- * made its want visible under the send lock, and the work item looks
- * for wants under the same lock after it polled, so one of the two
- * arms after the other's last look: no completion that is waited for
+ * owed a completion (xrdma_send_cq_wanted()).  A waiter makes itself
+ * seen (queued on send_wait, or its WR listed under the send lock)
+ * before it arms, and the work item looks for waiters after it polled,
+ * so either the work item sees the waiter and arms, or the waiter arms
+ * after the work item's last poll: no completion that is waited for
  * stays unseen.  Arming asks about missed events, so a completion that
  * came before the arm is polled at once.
  *
@@ -77,6 +78,15 @@ VISIBLE_IF_KUNIT bool xrdma_send_cq_wanted(struct xrdma_xprt *xprt,
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_wanted);
 
+/* Have @cq's next completion raise an event; true if one is in it
+ * already, which raises none.
+ */
+static bool xrdma_send_cq_notify(struct ib_cq *cq)
+{
+	return ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
+				    IB_CQ_REPORT_MISSED_EVENTS) > 0;
+}
+
 /**
  * xrdma_send_cq_arm() - have the send CQ's next completion raise an event
  * @ep: the connection; nothing happens before its CQ exists
@@ -87,12 +97,7 @@ EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_wanted);
  */
 void xrdma_send_cq_arm(struct xrdma_ep *ep)
 {
-	struct ib_cq *cq = ep->send_cq;
-
-	if (!cq)
-		return;
-	if (ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
-				 IB_CQ_REPORT_MISSED_EVENTS) > 0)
+	if (ep->send_cq && xrdma_send_cq_notify(ep->send_cq))
 		queue_work(xrdma_cq_wq, &ep->send_cq_work);
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_arm);
@@ -145,8 +150,7 @@ static bool xrdma_send_cq_rearm(struct xrdma_xprt *xprt, struct xrdma_ep *ep)
 
 	spin_lock(&xprt->send_lock);
 	if (xrdma_send_cq_wanted(xprt, ep))
-		missed = ib_req_notify_cq(ep->send_cq, IB_CQ_NEXT_COMP |
-					  IB_CQ_REPORT_MISSED_EVENTS) > 0;
+		missed = xrdma_send_cq_notify(ep->send_cq);
 	spin_unlock(&xprt->send_lock);
 	return missed;
 }
