@@ -17,7 +17,8 @@
  *  - a thread about to sleep on the transport's send_wait
  *    (xrdma_send_cq_ready_or_arm()),
  *  - the post of a WR a thread waits for (xrdma_wr_wait_posted()),
- *  - the post of an RDMA operation, whose outcome goes to the user,
+ *  - the post of an RDMA operation, whose outcome goes to the user
+ *    (unless a handler of the work item posts it: see there),
  *  - the drain,
  * and re-armed by its work item for as long as any of those is still
  * owed a completion (xrdma_send_cq_wanted()).  A waiter makes itself
@@ -41,6 +42,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
 #include "xrdma.h"
@@ -92,12 +94,19 @@ static bool xrdma_send_cq_notify(struct ib_cq *cq)
  * @ep: the connection; nothing happens before its CQ exists
  *
  * A completion already in the CQ is polled at once, by the work item.
+ * A handler the work item runs needs no arm: the work item arms after
+ * its poll for whatever is waited for by then (xrdma_send_cq_rearm()).
+ * Arming in the middle of its poll would only queue it again, for
+ * completions the running poll takes anyway: in a chained stream of
+ * WRITEs, whose every completion posts the next, once per completion.
  *
  * Context: any; does not sleep.
  */
 void xrdma_send_cq_arm(struct xrdma_ep *ep)
 {
-	if (ep->send_cq && xrdma_send_cq_notify(ep->send_cq))
+	if (!ep->send_cq || current_work() == &ep->send_cq_work)
+		return;
+	if (xrdma_send_cq_notify(ep->send_cq))
 		queue_work(xrdma_cq_wq, &ep->send_cq_work);
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_arm);

@@ -227,6 +227,42 @@ static void send_cq_worker_rearms_while_wanted(struct kunit *test)
 			IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS);
 }
 
+/* A handler that starts an operation, as a chained stream's does. */
+static void send_cq_test_wc_posts(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct send_cq_test *t = send_cq_test_of(cq);
+
+	send_cq_test_wc(cq, wc);
+	spin_lock(&t->xprt.send_lock);
+	t->xprt.rdma_busy++;
+	xrdma_send_cq_arm(&t->ep);
+	spin_unlock(&t->xprt.send_lock);
+}
+
+/* What a handler of the work item posts does not arm the CQ in the
+ * middle of the poll: the work item arms once, after it, for all of
+ * them.  Anyone else arms for itself.
+ */
+static void send_cq_worker_arms_once_for_its_handlers(struct kunit *test)
+{
+	struct send_cq_test *t = send_cq_test_make(test);
+
+	t->queued = 2;
+	t->cqe[0].done = send_cq_test_wc_posts;
+	t->cqe[1].done = send_cq_test_wc_posts;
+	INIT_WORK(&t->ep.send_cq_work, xrdma_send_cq_worker);
+	queue_work(system_wq, &t->ep.send_cq_work);
+	flush_work(&t->ep.send_cq_work);
+	KUNIT_EXPECT_EQ(test, t->nhandled, 2U);
+	KUNIT_EXPECT_EQ(test, t->xprt.rdma_busy, 2U);
+	KUNIT_EXPECT_EQ(test, t->narms, 1U);
+
+	spin_lock(&t->xprt.send_lock);
+	xrdma_send_cq_arm(&t->ep);
+	spin_unlock(&t->xprt.send_lock);
+	KUNIT_EXPECT_EQ(test, t->narms, 2U);
+}
+
 /* The receive handler's reap handles what is there, unless the work
  * item is polling: then it leaves them to it.
  */
@@ -251,6 +287,7 @@ static struct kunit_case send_cq_cases[] = {
 	KUNIT_CASE(send_cq_ready_or_arm),
 	KUNIT_CASE(send_cq_worker_handles_all),
 	KUNIT_CASE(send_cq_worker_rearms_while_wanted),
+	KUNIT_CASE(send_cq_worker_arms_once_for_its_handlers),
 	KUNIT_CASE(send_cq_reap_defers_to_poller),
 	{}
 };
