@@ -257,9 +257,17 @@ EXPORT_SYMBOL_IF_KUNIT(xrdma_rctx_reset);
  * it.  A WRITE is unless the user starts more (XRDMA_RDMA_MORE), and
  * even then one WRITE in @opts.depth / XRDMA_RDMA_SIGNALS is, so that a
  * stream that keeps every context busy hears of its WRITEs a few at a
- * time, before its window runs dry.  The one that takes the last free
- * context is, too: a user waiting for a context has a completion
- * coming.  So is one of @signal_from bytes or more, as for a Send.
+ * time, before its window runs dry.  So is one of @signal_from bytes or
+ * more, as for a Send.
+ *
+ * A user waiting for a free context needs no more.  The WRITEs in
+ * flight are the last ones posted (they retire in order), so with every
+ * context busy either they are enough to hold a signalled one, or READs,
+ * always signalled, hold the other contexts.  Signalling the WRITE that
+ * takes the last free context as well signalled every WRITE of a stream
+ * chained from xrdma_ops.rdma_done: a completion gives back its WRITEs'
+ * contexts one rdma_done at a time, so each next WRITE took the only one
+ * free.
  *
  * Context: @xprt's send lock held.
  * Return: true to signal it.
@@ -275,8 +283,7 @@ VISIBLE_IF_KUNIT bool xrdma_rdma_signal(struct xrdma_xprt *xprt,
 		return true;
 	return xrdma_signal_next(&xprt->rdma_unsignalled, every,
 				 !(op & XRDMA_RDMA_MORE) ||
-				 len >= signal_from ||
-				 list_empty(&xprt->rctx_free));
+				 len >= signal_from);
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_rdma_signal);
 

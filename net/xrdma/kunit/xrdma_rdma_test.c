@@ -36,6 +36,8 @@
  * @status: its status
  * @ctx_free: whether a context was free during it
  * @done: how many calls
+ * @chain: while @posted is below it, each call of rdma_done posts the
+ *	next WRITE of a stream, as a chained user does
  * @disconnects: runs of the transport's disconnect work
  */
 struct rdma_test {
@@ -55,6 +57,7 @@ struct rdma_test {
 	int status[RDMA_TEST_MAX];
 	bool ctx_free[RDMA_TEST_MAX];
 	unsigned int done;
+	unsigned int chain;
 	unsigned int disconnects;
 };
 
@@ -77,6 +80,9 @@ static void rdma_test_done(struct xrdma_xprt *xprt, u64 cookie, int status)
 	t->status[t->done] = status;
 	t->ctx_free[t->done] = !list_empty(&xprt->rctx_free);
 	t->done++;
+	if (t->posted < t->chain)
+		xrdma_rdma_nowait(xprt, XRDMA_RDMA_WRITE | XRDMA_RDMA_MORE,
+				  &t->mr, 0, &t->rem, 0, 64, t->posted);
 }
 
 static const struct xrdma_ops rdma_test_ops = {
@@ -278,7 +284,7 @@ static void rdma_signals_reads_and_lone_writes(struct kunit *test)
 			-EINVAL);
 }
 
-static void rdma_signals_the_last_free_context(struct kunit *test)
+static void rdma_chained_stream_signals_as_any(struct kunit *test)
 {
 	struct rdma_test *t = rdma_test_make_ctx(test, 6);
 	unsigned int i;
@@ -290,14 +296,24 @@ static void rdma_signals_the_last_free_context(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, t->signalled[0]);
 	KUNIT_EXPECT_TRUE(test, t->signalled[1]);
 
-	t = rdma_test_make_ctx(test, 9);
-	/* 9: every second WRITE, and the ninth, which takes the last. */
-	for (i = 0; i < 9; i++)
+	/* 8: every second WRITE, also one that takes the last context. */
+	t = rdma_test_make_ctx(test, 8);
+	for (i = 0; i < 8; i++)
 		KUNIT_ASSERT_TRUE(test, rdma_test_post(t, XRDMA_RDMA_WRITE |
 						       XRDMA_RDMA_MORE, i));
-	for (i = 0; i < 9; i++)
-		KUNIT_EXPECT_EQ_MSG(test, t->signalled[i],
-				    i % 2 == 1 || i == 8, "WRITE %u", i);
+	/* The completion of the fourth gives back four contexts, one
+	 * rdma_done at a time, and each posts the next WRITE: every one of
+	 * them takes the only context free, and still every second one
+	 * is signalled.
+	 */
+	t->chain = 12;
+	rdma_test_complete(t, 3, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, t->done, 4U);
+	KUNIT_ASSERT_EQ(test, t->posted, 12U);
+	for (i = 0; i < 12; i++)
+		KUNIT_EXPECT_EQ_MSG(test, t->signalled[i], i % 2 == 1,
+				    "WRITE %u", i);
+	KUNIT_EXPECT_EQ(test, rdma_test_free_contexts(t), 0U);
 }
 
 static void rdma_completion_retires_earlier_writes(struct kunit *test)
@@ -397,7 +413,7 @@ static struct kunit_case xrdma_rdma_cases[] = {
 	KUNIT_CASE(rdma_nowait_does_not_wait),
 	KUNIT_CASE(rdma_signals_one_write_in_four),
 	KUNIT_CASE(rdma_signals_reads_and_lone_writes),
-	KUNIT_CASE(rdma_signals_the_last_free_context),
+	KUNIT_CASE(rdma_chained_stream_signals_as_any),
 	KUNIT_CASE(rdma_completion_retires_earlier_writes),
 	KUNIT_CASE(rdma_flush_fails_only_its_own),
 	KUNIT_CASE(rdma_teardown_retires_silent_writes),
