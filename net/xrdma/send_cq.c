@@ -96,9 +96,9 @@ static bool xrdma_send_cq_notify(struct ib_cq *cq)
  * A completion already in the CQ is polled at once, by the work item.
  * A handler the work item runs needs no arm: the work item arms after
  * its poll for whatever is waited for by then (xrdma_send_cq_rearm()).
- * Arming in the middle of its poll would only queue it again, for
- * completions the running poll takes anyway: in a chained stream of
- * WRITEs, whose every completion posts the next, once per completion.
+ * Arming in the middle of its poll, as a stream of WRITEs chained from
+ * xrdma_ops.rdma_done would, could only queue it again, for completions
+ * the running poll takes anyway.
  *
  * Context: any; does not sleep.
  */
