@@ -168,21 +168,28 @@ static bool xrdma_send_cq_rearm(struct xrdma_xprt *xprt, struct xrdma_ep *ep)
  * xrdma_send_cq_worker() - handle the send CQ's completions after an event
  * @work: the connection's send_cq_work
  *
- * Context: xrdma_cq_wq; the endpoint still has its transport (the
- * teardown flushes this work before it lets go).
+ * Context: xrdma_cq_wq.  The teardown flushes this work before it lets
+ * go of the transport, but the CQ the drain armed may still raise an
+ * event after that, until it is destroyed.
  */
 VISIBLE_IF_KUNIT void xrdma_send_cq_worker(struct work_struct *work)
 {
 	struct xrdma_ep *ep = container_of(work, struct xrdma_ep,
 					   send_cq_work);
+	struct xrdma_xprt *xprt = READ_ONCE(ep->xprt);
 
+	/* The drain leaves the CQ armed; an event that comes after the
+	 * teardown let go finds the send queue drained and nothing to do.
+	 */
+	if (!xprt)
+		return;
 	do {
 		if (xrdma_send_cq_poll(ep, XRDMA_SEND_CQ_BUDGET) >=
 		    XRDMA_SEND_CQ_BUDGET) {
 			queue_work(xrdma_cq_wq, work);
 			return;
 		}
-	} while (xrdma_send_cq_rearm(ep->xprt, ep));
+	} while (xrdma_send_cq_rearm(xprt, ep));
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_worker);
 
@@ -242,7 +249,9 @@ int xrdma_send_cq_create(struct xrdma_ep *ep, unsigned int cqe)
  * @ep: the connection, whose send queue is drained
  *
  * Nothing arms the CQ of a drained connection but the work item, and no
- * completion comes to it any more, so this stays idle.
+ * completion comes to it any more.  An event may still come (one ran
+ * the work item after the teardown let go, in CI on rxe): the work item
+ * then finds no transport and returns.
  *
  * Context: process context, may sleep.
  */
