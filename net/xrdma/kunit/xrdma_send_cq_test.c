@@ -227,6 +227,20 @@ static void send_cq_worker_rearms_while_wanted(struct kunit *test)
 			IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS);
 }
 
+/* An event after the teardown let go: the work item polls nothing and
+ * does not arm, with no transport to take the send lock of.
+ */
+static void send_cq_worker_after_let_go(struct kunit *test)
+{
+	struct send_cq_test *t = send_cq_test_make(test);
+
+	t->queued = 1;
+	t->ep.xprt = NULL;
+	xrdma_send_cq_worker(&t->ep.send_cq_work);
+	KUNIT_EXPECT_EQ(test, t->nhandled, 0U);
+	KUNIT_EXPECT_EQ(test, t->narms, 0U);
+}
+
 /* A handler that starts an operation, as a chained stream's does. */
 static void send_cq_test_wc_posts(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -288,6 +302,7 @@ static struct kunit_case send_cq_cases[] = {
 	KUNIT_CASE(send_cq_worker_handles_all),
 	KUNIT_CASE(send_cq_worker_rearms_while_wanted),
 	KUNIT_CASE(send_cq_worker_arms_once_for_its_handlers),
+	KUNIT_CASE(send_cq_worker_after_let_go),
 	KUNIT_CASE(send_cq_reap_defers_to_poller),
 	{}
 };
