@@ -89,6 +89,17 @@ static bool xrdma_send_cq_notify(struct ib_cq *cq)
 				    IB_CQ_REPORT_MISSED_EVENTS) > 0;
 }
 
+/* Queue the work item, unless the connection's drain is over. */
+static void xrdma_send_cq_kick(struct xrdma_ep *ep)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->send_cq_lock, flags);
+	if (!ep->send_cq_off)
+		queue_work(xrdma_cq_wq, &ep->send_cq_work);
+	spin_unlock_irqrestore(&ep->send_cq_lock, flags);
+}
+
 /**
  * xrdma_send_cq_arm() - have the send CQ's next completion raise an event
  * @ep: the connection; nothing happens before its CQ exists
@@ -107,7 +118,7 @@ void xrdma_send_cq_arm(struct xrdma_ep *ep)
 	if (!ep->send_cq || current_work() == &ep->send_cq_work)
 		return;
 	if (xrdma_send_cq_notify(ep->send_cq))
-		queue_work(xrdma_cq_wq, &ep->send_cq_work);
+		xrdma_send_cq_kick(ep);
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_arm);
 
@@ -168,38 +179,39 @@ static bool xrdma_send_cq_rearm(struct xrdma_xprt *xprt, struct xrdma_ep *ep)
  * xrdma_send_cq_worker() - handle the send CQ's completions after an event
  * @work: the connection's send_cq_work
  *
- * Context: xrdma_cq_wq.  The teardown flushes this work before it lets
- * go of the transport, but the CQ the drain armed may still raise an
- * event after that, until it is destroyed.
+ * Context: xrdma_cq_wq, while the connection holds its transport: the
+ * teardown quiesces the work item before it lets go.
  */
 VISIBLE_IF_KUNIT void xrdma_send_cq_worker(struct work_struct *work)
 {
 	struct xrdma_ep *ep = container_of(work, struct xrdma_ep,
 					   send_cq_work);
-	struct xrdma_xprt *xprt = READ_ONCE(ep->xprt);
+	struct xrdma_xprt *xprt = ep->xprt;
 
-	/* The drain leaves the CQ armed; an event that comes after the
-	 * teardown let go finds the send queue drained and nothing to do.
-	 */
-	if (!xprt)
-		return;
 	do {
 		if (xrdma_send_cq_poll(ep, XRDMA_SEND_CQ_BUDGET) >=
 		    XRDMA_SEND_CQ_BUDGET) {
-			queue_work(xrdma_cq_wq, work);
+			xrdma_send_cq_kick(ep);
 			return;
 		}
 	} while (xrdma_send_cq_rearm(xprt, ep));
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_worker);
 
-/* Runs in whatever context the driver reports from, possibly atomic. */
-static void xrdma_send_cq_event(struct ib_cq *cq, void *context)
+/**
+ * xrdma_send_cq_event() - the send CQ's completion handler
+ * @cq: the send CQ
+ * @context: its connection
+ *
+ * Context: whatever the driver reports from, possibly hard IRQ; it may
+ * be late: rxe raises its events from a tasklet, which can run after a
+ * poll took the completion that raised it.
+ */
+VISIBLE_IF_KUNIT void xrdma_send_cq_event(struct ib_cq *cq, void *context)
 {
-	struct xrdma_ep *ep = context;
-
-	queue_work(xrdma_cq_wq, &ep->send_cq_work);
+	xrdma_send_cq_kick(context);
 }
+EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_event);
 
 /**
  * xrdma_send_cq_reap() - handle the send completions already there
@@ -236,6 +248,8 @@ int xrdma_send_cq_create(struct xrdma_ep *ep, unsigned int cqe)
 
 	INIT_WORK(&ep->send_cq_work, xrdma_send_cq_worker);
 	mutex_init(&ep->send_cq_poll);
+	spin_lock_init(&ep->send_cq_lock);
+	ep->send_cq_off = false;
 	cq = ib_create_cq(ep->id->device, xrdma_send_cq_event, NULL, ep,
 			  &attr);
 	if (IS_ERR(cq))
@@ -244,22 +258,37 @@ int xrdma_send_cq_create(struct xrdma_ep *ep, unsigned int cqe)
 	return 0;
 }
 
+/* From now on an event queues no work. */
+static void xrdma_send_cq_off(struct xrdma_ep *ep)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->send_cq_lock, flags);
+	ep->send_cq_off = true;
+	spin_unlock_irqrestore(&ep->send_cq_lock, flags);
+}
+
 /**
- * xrdma_send_cq_quiesce() - wait until the work item is idle
+ * xrdma_send_cq_quiesce() - stop the work item for good
  * @ep: the connection, whose send queue is drained
  *
- * Nothing arms the CQ of a drained connection but the work item, and no
- * completion comes to it any more.  An event may still come (one ran
- * the work item after the teardown let go, in CI on rxe): the work item
- * then finds no transport and returns.
+ * No completion comes to a drained send queue, but an event still may:
+ * the drain leaves the CQ armed, and rxe raises an event from a tasklet
+ * that can run after the poll that took its completion, and after this
+ * flush (one ran the work item after the teardown let go, in CI).  So
+ * events queue nothing from now on, and the work item queued before is
+ * waited for.  Completions left are the reap's.
  *
- * Context: process context, may sleep.
+ * Context: process context, may sleep; not from the work item.
  */
 void xrdma_send_cq_quiesce(struct xrdma_ep *ep)
 {
-	if (ep->send_cq)
-		flush_work(&ep->send_cq_work);
+	if (!ep->send_cq)
+		return;
+	xrdma_send_cq_off(ep);
+	flush_work(&ep->send_cq_work);
 }
+EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_quiesce);
 
 /**
  * xrdma_send_cq_destroy() - free the send CQ
@@ -271,6 +300,7 @@ void xrdma_send_cq_destroy(struct xrdma_ep *ep)
 {
 	if (!ep->send_cq)
 		return;
+	xrdma_send_cq_off(ep);
 	cancel_work_sync(&ep->send_cq_work);
 	ib_destroy_cq(ep->send_cq);
 	mutex_destroy(&ep->send_cq_poll);
