@@ -148,6 +148,9 @@ struct xrdma_ops {
  *	(IB_WC_WITH_INVALIDATE)
  * @mr_invs_skipped: releases that needed no LOCAL_INV because the peer
  *	had invalidated the key already
+ * @send_cq_rescued: send completions that sat in the CQ with no event
+ *	until a watch found them (a device that lost the event, or raised
+ *	it a moment before; send_cq.c)
  * @step_ns: duration of each step of the last connection, in ns
  */
 struct xrdma_info {
@@ -173,6 +176,7 @@ struct xrdma_info {
 	u64 pushes_received;
 	u64 mr_remote_invs;
 	u64 mr_invs_skipped;
+	u64 send_cq_rescued;
 	u64 step_ns[XRDMA_NR_STEPS];
 };
 

@@ -39,6 +39,23 @@
  *
  * Polling runs under @ep->send_cq_poll, so handlers never run twice at
  * once, as they never did on one work item; the reap only tries it.
+ *
+ * An arm's answer is not always to be trusted.  siw (6.1) counts a new
+ * completion and then reads whether its CQ is armed, while an arm sets
+ * the flag and then reads that count without the CQ's lock: with no
+ * full barrier on the completing side, both can read the old value, and
+ * the completion then sits in an armed CQ with no event until the next
+ * one comes.  A WR whose completion a thread arms for just after its
+ * post, a REG_MR most of all, which siw's transmit thread completes
+ * on the other CPU at once, is exposed to that.  So, where the device
+ * is such (@ep->send_cq_recheck), the work item polls once more after
+ * an arm that reported nothing; the poll takes the CQ's lock, which
+ * either shows it the completion or orders the completing side's read
+ * after the arm.  A thread that arms cannot poll in its place (it may
+ * hold the send lock the handlers take), so a watch looks in the CQ
+ * XRDMA_SEND_CQ_WATCH after a thread armed it, and every as long after
+ * that while a completion is still waited for: a lost event costs a
+ * watch's period, not the connection.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -49,6 +66,9 @@
 
 /* Completions one run of the work item handles before it yields. */
 #define XRDMA_SEND_CQ_BUDGET	256
+
+/* How long after an arm by a thread the watch looks in the CQ. */
+#define XRDMA_SEND_CQ_WATCH	(HZ / 10)
 
 /* Send CQs' events are handled here, by unbound workers.  A bound one
  * queues behind the thread that produced the completions: siw completes
@@ -100,11 +120,28 @@ static void xrdma_send_cq_kick(struct xrdma_ep *ep)
 	spin_unlock_irqrestore(&ep->send_cq_lock, flags);
 }
 
+/* Have the watch look in the CQ in a while, unless it will already;
+ * not once the drain is over.
+ */
+static void xrdma_send_cq_watch(struct xrdma_ep *ep)
+{
+	unsigned long flags;
+
+	if (delayed_work_pending(&ep->send_cq_watch))
+		return;
+	spin_lock_irqsave(&ep->send_cq_lock, flags);
+	if (!ep->send_cq_off)
+		queue_delayed_work(xrdma_cq_wq, &ep->send_cq_watch,
+				   XRDMA_SEND_CQ_WATCH);
+	spin_unlock_irqrestore(&ep->send_cq_lock, flags);
+}
+
 /**
  * xrdma_send_cq_arm() - have the send CQ's next completion raise an event
  * @ep: the connection; nothing happens before its CQ exists
  *
- * A completion already in the CQ is polled at once, by the work item.
+ * A completion already in the CQ is polled at once, by the work item;
+ * one the device failed to report, by the watch, which this starts.
  * A handler the work item runs needs no arm: the work item arms after
  * its poll for whatever is waited for by then (xrdma_send_cq_rearm()).
  * Arming in the middle of its poll, as a stream of WRITEs chained from
@@ -119,6 +156,7 @@ void xrdma_send_cq_arm(struct xrdma_ep *ep)
 		return;
 	if (xrdma_send_cq_notify(ep->send_cq))
 		xrdma_send_cq_kick(ep);
+	xrdma_send_cq_watch(ep);
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_arm);
 
@@ -161,18 +199,63 @@ static int xrdma_send_cq_poll(struct xrdma_ep *ep, int budget)
 	return n;
 }
 
-/* Arm again if a completion is still waited for; true if one came
- * meanwhile and wants polling.
+/* Handle what is there unless someone is polling already, who will;
+ * returns how many there were, or -EBUSY.
  */
-static bool xrdma_send_cq_rearm(struct xrdma_xprt *xprt, struct xrdma_ep *ep)
+static int xrdma_send_cq_try_poll(struct xrdma_ep *ep)
 {
-	bool missed = false;
+	int n;
+
+	if (!mutex_trylock(&ep->send_cq_poll))
+		return -EBUSY;
+	n = ib_process_cq_direct(ep->send_cq, XRDMA_SEND_CQ_BUDGET);
+	mutex_unlock(&ep->send_cq_poll);
+	return n;
+}
+
+/* What an arm after a poll found. */
+enum xrdma_send_cq_armed {
+	XRDMA_SEND_CQ_IDLE,	/* nothing waited for: not armed */
+	XRDMA_SEND_CQ_MISSED,	/* armed; completions came meanwhile */
+	XRDMA_SEND_CQ_ARMED,	/* armed; the device reported none */
+};
+
+/* Arm again if a completion is still waited for. */
+static enum xrdma_send_cq_armed xrdma_send_cq_rearm(struct xrdma_xprt *xprt,
+						    struct xrdma_ep *ep)
+{
+	enum xrdma_send_cq_armed armed = XRDMA_SEND_CQ_IDLE;
 
 	spin_lock(&xprt->send_lock);
 	if (xrdma_send_cq_wanted(xprt, ep))
-		missed = xrdma_send_cq_notify(ep->send_cq);
+		armed = xrdma_send_cq_notify(ep->send_cq) ?
+			XRDMA_SEND_CQ_MISSED : XRDMA_SEND_CQ_ARMED;
 	spin_unlock(&xprt->send_lock);
-	return missed;
+	return armed;
+}
+
+/* Poll and arm again until nothing is left or nothing is waited for;
+ * on a device whose arm may miss a completion, a poll after the arm
+ * that reported none must find none too.
+ */
+static void xrdma_send_cq_run(struct xrdma_ep *ep)
+{
+	enum xrdma_send_cq_armed armed = XRDMA_SEND_CQ_IDLE;
+	int n;
+
+	for (;;) {
+		n = xrdma_send_cq_poll(ep, XRDMA_SEND_CQ_BUDGET);
+		if (n >= XRDMA_SEND_CQ_BUDGET) {
+			xrdma_send_cq_kick(ep);
+			return;
+		}
+		if (armed == XRDMA_SEND_CQ_ARMED && !n)
+			return;
+		armed = xrdma_send_cq_rearm(ep->xprt, ep);
+		if (armed == XRDMA_SEND_CQ_IDLE ||
+		    (armed == XRDMA_SEND_CQ_ARMED && !ep->send_cq_recheck))
+			return;
+	}
 }
 
 /**
@@ -184,19 +267,58 @@ static bool xrdma_send_cq_rearm(struct xrdma_xprt *xprt, struct xrdma_ep *ep)
  */
 VISIBLE_IF_KUNIT void xrdma_send_cq_worker(struct work_struct *work)
 {
-	struct xrdma_ep *ep = container_of(work, struct xrdma_ep,
-					   send_cq_work);
-	struct xrdma_xprt *xprt = ep->xprt;
-
-	do {
-		if (xrdma_send_cq_poll(ep, XRDMA_SEND_CQ_BUDGET) >=
-		    XRDMA_SEND_CQ_BUDGET) {
-			xrdma_send_cq_kick(ep);
-			return;
-		}
-	} while (xrdma_send_cq_rearm(xprt, ep));
+	xrdma_send_cq_run(container_of(work, struct xrdma_ep, send_cq_work));
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_worker);
+
+/* The watch found completions nobody was told of; the work item, not
+ * queued, cannot have been told either, unless the event is a moment
+ * old.
+ */
+static void xrdma_send_cq_rescued(struct xrdma_xprt *xprt,
+				  struct xrdma_ep *ep, int n)
+{
+	spin_lock(&xprt->send_lock);
+	xprt->info.send_cq_rescued += n;
+	spin_unlock(&xprt->send_lock);
+	pr_debug("%s: %d send completion(s) with no event, found by the watch\n",
+		 ep->id->device->name, n);
+}
+
+/**
+ * xrdma_send_cq_watcher() - look for completions a device did not report
+ * @work: the connection's send_cq_watch
+ *
+ * When the work item is not queued, polls the CQ; what it finds, the
+ * device neither reported to an arm nor raised an event for.  The work
+ * item then polls and arms again.  Looks again later while a
+ * completion is still waited for.
+ *
+ * Context: xrdma_cq_wq, while the connection holds its transport: the
+ * teardown quiesces the watch before it lets go.
+ */
+VISIBLE_IF_KUNIT void xrdma_send_cq_watcher(struct work_struct *work)
+{
+	struct xrdma_ep *ep = container_of(to_delayed_work(work),
+					   struct xrdma_ep, send_cq_watch);
+	struct xrdma_xprt *xprt = ep->xprt;
+	bool wanted;
+	int n;
+
+	if (!work_pending(&ep->send_cq_work)) {
+		n = xrdma_send_cq_try_poll(ep);
+		if (n > 0) {
+			xrdma_send_cq_rescued(xprt, ep, n);
+			xrdma_send_cq_kick(ep);
+		}
+	}
+	spin_lock(&xprt->send_lock);
+	wanted = xrdma_send_cq_wanted(xprt, ep);
+	spin_unlock(&xprt->send_lock);
+	if (wanted)
+		xrdma_send_cq_watch(ep);
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_watcher);
 
 /**
  * xrdma_send_cq_event() - the send CQ's completion handler
@@ -224,12 +346,29 @@ EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_event);
  */
 void xrdma_send_cq_reap(struct xrdma_ep *ep)
 {
-	if (!mutex_trylock(&ep->send_cq_poll))
-		return;
-	ib_process_cq_direct(ep->send_cq, XRDMA_SEND_CQ_BUDGET);
-	mutex_unlock(&ep->send_cq_poll);
+	xrdma_send_cq_try_poll(ep);
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_reap);
+
+/**
+ * xrdma_send_cq_prepare() - set up what polls a connection's send CQ
+ * @ep: the connection, whose CQ is not made yet
+ * @recheck: its device's arm may miss a completion (siw): the work
+ *	item polls once more after an arm that reported none
+ *
+ * Context: process context.
+ */
+VISIBLE_IF_KUNIT void xrdma_send_cq_prepare(struct xrdma_ep *ep,
+					    bool recheck)
+{
+	INIT_WORK(&ep->send_cq_work, xrdma_send_cq_worker);
+	INIT_DELAYED_WORK(&ep->send_cq_watch, xrdma_send_cq_watcher);
+	mutex_init(&ep->send_cq_poll);
+	spin_lock_init(&ep->send_cq_lock);
+	ep->send_cq_off = false;
+	ep->send_cq_recheck = recheck;
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_prepare);
 
 /**
  * xrdma_send_cq_create() - make a connection's send CQ, not armed
@@ -243,22 +382,19 @@ EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_reap);
  */
 int xrdma_send_cq_create(struct xrdma_ep *ep, unsigned int cqe)
 {
+	struct ib_device *dev = ep->id->device;
 	struct ib_cq_init_attr attr = { .cqe = cqe };
 	struct ib_cq *cq;
 
-	INIT_WORK(&ep->send_cq_work, xrdma_send_cq_worker);
-	mutex_init(&ep->send_cq_poll);
-	spin_lock_init(&ep->send_cq_lock);
-	ep->send_cq_off = false;
-	cq = ib_create_cq(ep->id->device, xrdma_send_cq_event, NULL, ep,
-			  &attr);
+	xrdma_send_cq_prepare(ep, dev->ops.driver_id == RDMA_DRIVER_SIW);
+	cq = ib_create_cq(dev, xrdma_send_cq_event, NULL, ep, &attr);
 	if (IS_ERR(cq))
 		return PTR_ERR(cq);
 	ep->send_cq = cq;
 	return 0;
 }
 
-/* From now on an event queues no work. */
+/* From now on neither an event nor an arm queues work. */
 static void xrdma_send_cq_off(struct xrdma_ep *ep)
 {
 	unsigned long flags;
@@ -276,8 +412,9 @@ static void xrdma_send_cq_off(struct xrdma_ep *ep)
  * the drain leaves the CQ armed, and rxe raises an event from a tasklet
  * that can run after the poll that took its completion, and after this
  * flush (one ran the work item after the teardown let go, in CI).  So
- * events queue nothing from now on, and the work item queued before is
- * waited for.  Completions left are the reap's.
+ * events queue nothing from now on, and the work item and the watch
+ * queued before are waited for (the watch first: it may queue the work
+ * item).  Completions left are the reap's.
  *
  * Context: process context, may sleep; not from the work item.
  */
@@ -286,6 +423,7 @@ void xrdma_send_cq_quiesce(struct xrdma_ep *ep)
 	if (!ep->send_cq)
 		return;
 	xrdma_send_cq_off(ep);
+	cancel_delayed_work_sync(&ep->send_cq_watch);
 	flush_work(&ep->send_cq_work);
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_quiesce);
@@ -301,6 +439,7 @@ void xrdma_send_cq_destroy(struct xrdma_ep *ep)
 	if (!ep->send_cq)
 		return;
 	xrdma_send_cq_off(ep);
+	cancel_delayed_work_sync(&ep->send_cq_watch);
 	cancel_work_sync(&ep->send_cq_work);
 	ib_destroy_cq(ep->send_cq);
 	mutex_destroy(&ep->send_cq_poll);

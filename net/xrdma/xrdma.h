@@ -558,8 +558,12 @@ struct xrdma_cm_ctx {
  *	(send_cq.c); its context is this endpoint
  * @send_cq_work: handles @send_cq's completions after an event
  * @send_cq_poll: held while @send_cq's completions are handled
+ * @send_cq_watch: looks in @send_cq for completions it raised no event
+ *	for, a while after a thread armed it
  * @send_cq_lock: protects @send_cq_off; taken by @send_cq's events
  * @send_cq_off: set by the quiesce after the drain: events queue no work
+ * @send_cq_recheck: an arm of @send_cq may miss a completion (siw): poll
+ *	once more after one that reported none
  * @recv_cq: receive CQ, polled from a workqueue; its context is the
  *	transport
  * @was_connected: the QP reached RTS, so draining it is possible
@@ -590,9 +594,11 @@ struct xrdma_ep {
 	struct ib_pd *pd;
 	struct ib_cq *send_cq;
 	struct work_struct send_cq_work;
+	struct delayed_work send_cq_watch;
 	struct mutex send_cq_poll;	/* handling send completions */
 	spinlock_t send_cq_lock;	/* @send_cq_off */
 	bool send_cq_off;
+	bool send_cq_recheck;
 	struct ib_cq *recv_cq;
 	bool was_connected;
 	bool passive;
@@ -924,7 +930,9 @@ bool xrdma_send_cq_ready_or_arm(struct xrdma_xprt *xprt, bool ready);
 void xrdma_send_cq_reap(struct xrdma_ep *ep);
 #if IS_ENABLED(CONFIG_KUNIT)
 bool xrdma_send_cq_wanted(struct xrdma_xprt *xprt, const struct xrdma_ep *ep);
+void xrdma_send_cq_prepare(struct xrdma_ep *ep, bool recheck);
 void xrdma_send_cq_worker(struct work_struct *work);
+void xrdma_send_cq_watcher(struct work_struct *work);
 void xrdma_send_cq_event(struct ib_cq *cq, void *context);
 #endif
 

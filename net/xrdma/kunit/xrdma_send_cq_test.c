@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xrdma_send_cq: when the send CQ is armed, and that its work item
+ * xrdma_send_cq: when the send CQ is armed, that its work item
  * handles every completion there is and arms again exactly while one is
- * still waited for.  The connection is built by hand on a device whose
+ * still waited for, and that its watch finds what the device did not
+ * report.  The connection is built by hand on a device whose
  * CQ hands out completions the test queued and records each arm.
  */
 #include <rdma/rdma_cm.h>
@@ -103,13 +104,23 @@ static struct send_cq_test *send_cq_test_make(struct kunit *test)
 	t->cq.cq_context = &t->ep;
 	t->ep.xprt = &t->xprt;
 	t->ep.send_cq = &t->cq;
-	mutex_init(&t->ep.send_cq_poll);
-	spin_lock_init(&t->ep.send_cq_lock);
-	INIT_WORK(&t->ep.send_cq_work, xrdma_send_cq_worker);
+	xrdma_send_cq_prepare(&t->ep, false);
 	t->xprt.ep = &t->ep;
 	for (i = 0; i < SEND_CQ_TEST_MAX; i++)
 		t->cqe[i].done = send_cq_test_wc;
+	test->priv = t;
 	return t;
+}
+
+/* No work item or watch outlives the test's memory. */
+static void send_cq_test_exit(struct kunit *test)
+{
+	struct send_cq_test *t = test->priv;
+
+	if (!t)
+		return;
+	cancel_delayed_work_sync(&t->ep.send_cq_watch);
+	cancel_work_sync(&t->ep.send_cq_work);
 }
 
 static bool send_cq_test_wanted(struct send_cq_test *t)
@@ -229,6 +240,70 @@ static void send_cq_worker_rearms_while_wanted(struct kunit *test)
 			IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS);
 }
 
+/* On a device whose arm may miss a completion, the work item polls
+ * once more after an arm that reported none, and arms again when that
+ * poll found one.  Elsewhere it trusts the arm.
+ */
+static void send_cq_worker_rechecks_after_arm(struct kunit *test)
+{
+	struct send_cq_test *t = send_cq_test_make(test);
+
+	t->xprt.rdma_busy = 1;
+	t->queued = 1;
+	t->arrive[0] = 1;	/* came in during the arm, which missed it */
+	xrdma_send_cq_worker(&t->ep.send_cq_work);
+	KUNIT_EXPECT_EQ(test, t->nhandled, 1U);
+	KUNIT_EXPECT_EQ(test, t->narms, 1U);
+
+	t->ep.send_cq_recheck = true;
+	t->arrive[1] = 1;
+	xrdma_send_cq_worker(&t->ep.send_cq_work);
+	KUNIT_EXPECT_EQ(test, t->nhandled, 3U);
+	KUNIT_EXPECT_EQ(test, t->handled[2], 1U);
+	KUNIT_EXPECT_EQ(test, t->narms, 3U);
+}
+
+/* Run the watch now rather than in a while. */
+static void send_cq_test_watch_now(struct send_cq_test *t)
+{
+	cancel_delayed_work_sync(&t->ep.send_cq_watch);
+	xrdma_send_cq_watcher(&t->ep.send_cq_watch.work);
+	flush_work(&t->ep.send_cq_work);
+}
+
+/* An arm by a thread starts the watch.  A completion that the device
+ * neither reported nor raised an event for is handled when the watch
+ * looks, and counted.  The watch looks again while a completion is
+ * waited for, and is not started after the quiesce.
+ */
+static void send_cq_watch_finds_unreported(struct kunit *test)
+{
+	struct send_cq_test *t = send_cq_test_make(test);
+
+	t->xprt.rdma_busy = 1;
+	xrdma_send_cq_arm(&t->ep);
+	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&t->ep.send_cq_watch));
+	t->queued = 1;
+	send_cq_test_watch_now(t);
+	KUNIT_EXPECT_EQ(test, t->nhandled, 1U);
+	KUNIT_EXPECT_EQ(test, t->xprt.info.send_cq_rescued, 1ULL);
+	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&t->ep.send_cq_watch));
+
+	/* Nothing there: nothing counted. */
+	send_cq_test_watch_now(t);
+	KUNIT_EXPECT_EQ(test, t->xprt.info.send_cq_rescued, 1ULL);
+	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&t->ep.send_cq_watch));
+
+	t->xprt.rdma_busy = 0;
+	send_cq_test_watch_now(t);
+	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&t->ep.send_cq_watch));
+
+	xrdma_send_cq_quiesce(&t->ep);
+	t->xprt.rdma_busy = 1;
+	xrdma_send_cq_arm(&t->ep);
+	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&t->ep.send_cq_watch));
+}
+
 /* Until the quiesce, an arm that finds a completion there has the work
  * item poll it.  After it neither such an arm nor an event queues the
  * work item, as late as rxe's tasklet may raise one; what is left in
@@ -318,6 +393,8 @@ static struct kunit_case send_cq_cases[] = {
 	KUNIT_CASE(send_cq_worker_handles_all),
 	KUNIT_CASE(send_cq_worker_rearms_while_wanted),
 	KUNIT_CASE(send_cq_worker_arms_once_for_its_handlers),
+	KUNIT_CASE(send_cq_worker_rechecks_after_arm),
+	KUNIT_CASE(send_cq_watch_finds_unreported),
 	KUNIT_CASE(send_cq_no_work_after_quiesce),
 	KUNIT_CASE(send_cq_reap_defers_to_poller),
 	{}
@@ -325,5 +402,6 @@ static struct kunit_case send_cq_cases[] = {
 
 struct kunit_suite xrdma_send_cq_suite = {
 	.name = "xrdma_send_cq",
+	.exit = send_cq_test_exit,
 	.test_cases = send_cq_cases,
 };

@@ -16,7 +16,7 @@
  * @ep: its connection
  * @id: the connection's id
  * @dev: the id's device, for the flush's warning; its req_notify_cq
- *	counts the arms of @cq
+ *	counts the arms of @cq, its poll_cq finds nothing
  * @qp: the id's QP
  * @cq: the send CQ, whose context is @ep
  * @arms: how often @cq was armed
@@ -50,6 +50,12 @@ static int wr_wait_test_arm(struct ib_cq *cq, enum ib_cq_notify_flags flags)
 	return 0;
 }
 
+/* The tests complete WRs by hand: a watch that looks finds nothing. */
+static int wr_wait_test_poll(struct ib_cq *cq, int n, struct ib_wc *wc)
+{
+	return 0;
+}
+
 /* What every handler of a waited-for WR does, and the record of it. */
 static void wr_wait_test_wc(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -74,6 +80,7 @@ static struct wr_wait_test *wr_wait_test_make(struct kunit *test)
 	INIT_LIST_HEAD(&t->xprt.wr_waits);
 	strscpy(t->dev.name, "kunit0", sizeof(t->dev.name));
 	t->dev.ops.req_notify_cq = wr_wait_test_arm;
+	t->dev.ops.poll_cq = wr_wait_test_poll;
 	t->id.device = &t->dev;
 	t->id.qp = &t->qp;
 	t->cq.device = &t->dev;
@@ -81,10 +88,21 @@ static struct wr_wait_test *wr_wait_test_make(struct kunit *test)
 	t->ep.xprt = &t->xprt;
 	t->ep.id = &t->id;
 	t->ep.send_cq = &t->cq;
+	xrdma_send_cq_prepare(&t->ep, false);
 	t->xprt.ep = &t->ep;
 	for (i = 0; i < ARRAY_SIZE(t->w); i++)
 		xrdma_wr_wait_init(&t->w[i], wr_wait_test_wc);
+	test->priv = t;
 	return t;
+}
+
+/* A post starts the send CQ's watch, which must not outlive the test. */
+static void wr_wait_test_exit(struct kunit *test)
+{
+	struct wr_wait_test *t = test->priv;
+
+	if (t)
+		cancel_delayed_work_sync(&t->ep.send_cq_watch);
 }
 
 /* As xrdma_post_wr() does once the device took the WR. */
@@ -166,5 +184,6 @@ static struct kunit_case wr_wait_cases[] = {
 
 struct kunit_suite xrdma_wr_wait_suite = {
 	.name = "xrdma_wr_wait",
+	.exit = wr_wait_test_exit,
 	.test_cases = wr_wait_cases,
 };

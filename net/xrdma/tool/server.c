@@ -214,11 +214,11 @@ static ssize_t xrping_server_stats_show(struct config_item *item, char *page)
 			atomic64_read(&srv->bad),
 			atomic64_read(&srv->sunk));
 	return at + sysfs_emit_at(page, at,
-				  "chunks_sent %llu\nchunks_received %llu\npushes_sent %llu\npushes_received %llu\nsends_inv %llu\nsends_imm %llu\nsends_received %llu\nmr_remote_invs %llu\nmr_invs_skipped %llu\nmr_invs %llu\n",
+				  "chunks_sent %llu\nchunks_received %llu\npushes_sent %llu\npushes_received %llu\nsends_inv %llu\nsends_imm %llu\nsends_received %llu\nmr_remote_invs %llu\nmr_invs_skipped %llu\nmr_invs %llu\nsend_cq_rescued %llu\n",
 				  x.chunks_sent, x.chunks_received, x.pushes_sent,
 				  x.pushes_received, x.sends_inv, x.sends_imm,
 				  x.sends_received, x.mr_remote_invs,
-				  x.mr_invs_skipped, x.mr_invs);
+				  x.mr_invs_skipped, x.mr_invs, x.send_cq_rescued);
 }
 
 CONFIGFS_ATTR(xrping_server_, addr);

@@ -75,6 +75,7 @@ void xrping_xinfo_add(struct xrdma_info *sum, const struct xrdma_info *info)
 	sum->mr_regs += info->mr_regs;
 	sum->mr_invs += info->mr_invs;
 	sum->mr_dropped += info->mr_dropped;
+	sum->send_cq_rescued += info->send_cq_rescued;
 }
 
 /**
@@ -134,8 +135,9 @@ static int xrping_format_rdma(const struct xrping_result *res, char *page,
 	return at;
 }
 
-/* Chunked Sends and the invalidations the peers did for each other;
- * for Sends also the registrations their chunks took.
+/* Chunked Sends and the invalidations the peers did for each other,
+ * and send completions the device raised no event for; for Sends also
+ * the registrations their chunks took.
  */
 static int xrping_format_chunks(const struct xrping_result *res, bool send,
 				char *page, int at)
@@ -147,11 +149,11 @@ static int xrping_format_chunks(const struct xrping_result *res, bool send,
 				    "mr_regs %llu\nmr_invs %llu\nmr_dropped %llu\n",
 				    x->mr_regs, x->mr_invs, x->mr_dropped);
 	return at + sysfs_emit_at(page, at,
-				  "chunks_sent %llu\nchunks_received %llu\npushes_sent %llu\npushes_received %llu\nsends_inv %llu\nsends_imm %llu\nmr_remote_invs %llu\nmr_invs_skipped %llu\n",
+				  "chunks_sent %llu\nchunks_received %llu\npushes_sent %llu\npushes_received %llu\nsends_inv %llu\nsends_imm %llu\nmr_remote_invs %llu\nmr_invs_skipped %llu\nsend_cq_rescued %llu\n",
 				  x->chunks_sent, x->chunks_received,
 				  x->pushes_sent, x->pushes_received,
 				  x->sends_inv, x->sends_imm, x->mr_remote_invs,
-				  x->mr_invs_skipped);
+				  x->mr_invs_skipped, x->send_cq_rescued);
 }
 
 /**
