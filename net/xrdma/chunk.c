@@ -186,7 +186,7 @@ void xrdma_chunks_reset(struct xrdma_xprt *xprt)
 
 static void xrdma_wc_pull(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct xrdma_xprt *xprt = xrdma_send_cq_xprt(cq);
+	struct xrdma_xprt *xprt = xrdma_cq_xprt(cq);
 
 	xrdma_flush_disconnect(xprt, wc);
 	xrdma_wr_wait_done(xprt, &xprt->pull.wait, wc);

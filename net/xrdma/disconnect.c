@@ -11,7 +11,8 @@
 
 #include "xrdma.h"
 
-/* Every WR is done and its completion handled once this returns.
+/* Every WR is done and its completion handled once this returns, and
+ * no handler runs any more.
  *
  * The send queue goes first, unlike xprtrdma's drain: our receive
  * handlers wait for WRs of the send queue (a chunk's READ, a landing
@@ -25,16 +26,20 @@ static void xrdma_ep_drain(struct xrdma_xprt *xprt, struct xrdma_ep *ep)
 	struct ib_qp *qp = ep->id ? ep->id->qp : NULL;
 
 	/* A QP that never reached RTS may refuse the drain WR; it has no
-	 * Send in flight, and destroying it ends its receives.
+	 * Send in flight, and destroying it flushes its receives, which
+	 * nobody handles after the quiesce: the buffers are the pool's.
 	 */
-	if (!qp || !ep->was_connected)
-		return;
-	/* The drain waits for its own completion: the send CQ must tell. */
-	xrdma_send_cq_arm(ep);
-	ib_drain_sq(qp);
-	xrdma_send_cq_quiesce(ep);
-	xrdma_wr_waits_flush(xprt, ep);
-	ib_drain_rq(qp);
+	if (qp && ep->was_connected) {
+		/* The drain waits for its own completion: the send CQ must
+		 * tell.
+		 */
+		xrdma_send_cq_arm(ep);
+		ib_drain_sq(qp);
+		xrdma_send_cq_quiesce(ep);
+		xrdma_wr_waits_flush(xprt, ep);
+		ib_drain_rq(qp);
+	}
+	xrdma_cq_quiesce(&ep->recv_cq);
 }
 
 /* Drop the owner's reference; the id goes with the last one. */

@@ -34,7 +34,7 @@ static void xrdma_frwr_wc(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct xrdma_mr *mr = container_of(wc->wr_cqe, struct xrdma_mr,
 					   wait.cqe);
-	struct xrdma_xprt *xprt = xrdma_send_cq_xprt(cq);
+	struct xrdma_xprt *xprt = xrdma_cq_xprt(cq);
 
 	xrdma_flush_disconnect(xprt, wc);
 	xrdma_wr_wait_done(xprt, &mr->wait, wc);

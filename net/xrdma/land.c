@@ -119,7 +119,7 @@ static void xrdma_wc_push(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct xrdma_push *push = container_of(wc->wr_cqe, struct xrdma_push,
 					       wait.cqe);
-	struct xrdma_xprt *xprt = xrdma_send_cq_xprt(cq);
+	struct xrdma_xprt *xprt = xrdma_cq_xprt(cq);
 
 	ib_dma_unmap_single(cq->device, push->dma, push->len, DMA_TO_DEVICE);
 	spin_lock(&xprt->send_lock);

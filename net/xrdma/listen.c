@@ -37,8 +37,8 @@ static int xrdma_accept_ep(struct xrdma_xprt *xprt, struct xrdma_ep *ep,
 }
 
 /* Undo a failed accept.  The CM destroys the id when we return 1.  The
- * endpoint is unhooked first, so that the flush of its receives queues
- * no disconnect: the transport then goes without its mutex.
+ * endpoint is unhooked first, so that nothing can queue a disconnect:
+ * the transport then goes without its mutex.
  */
 static void xrdma_accept_undo(struct xrdma_xprt *xprt, struct xrdma_ep *ep)
 {

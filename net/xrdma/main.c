@@ -19,7 +19,7 @@ static int __init xrdma_init(void)
 	xrdma_wq = alloc_workqueue("xrdma", WQ_MEM_RECLAIM, 0);
 	if (!xrdma_wq)
 		return -ENOMEM;
-	rc = xrdma_send_cq_init();
+	rc = xrdma_cq_init();
 	if (rc)
 		destroy_workqueue(xrdma_wq);
 	return rc;
@@ -27,7 +27,7 @@ static int __init xrdma_init(void)
 
 static void __exit xrdma_exit(void)
 {
-	xrdma_send_cq_exit();
+	xrdma_cq_exit();
 	destroy_workqueue(xrdma_wq);
 }
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A connection's verbs resources: PD, a send CQ armed only when a
- * completion is waited for (send_cq.c) and a receive CQ polled from a
- * workqueue (so completion handlers run in process context), and the RC
- * QP attached to the id.  They are connection scoped: released when the
- * endpoint's last reference goes.
+ * completion is waited for (send_cq.c) and a receive CQ always armed,
+ * both polled by work items (cq.c, so completion handlers run in
+ * process context), and the RC QP attached to the id.  They are
+ * connection scoped: released when the endpoint's last reference goes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -44,26 +44,27 @@ static int xrdma_check_device(struct ib_device *dev, unsigned int depth)
 }
 
 /* Receives are reaped by a worker bound to the CPU that completed
- * them, where rxe's softirq is over by then: on rxe an unbound one
- * cost a cross-CPU wake-up per message.  siw completes a receive in
- * TCP's receive softirq, which between two ends on one host runs in
- * the sender's siw transmit thread; on a kernel without preemption a
+ * them (cq.c), but not on siw, which completes a receive in TCP's
+ * receive softirq; between two ends on one host that runs in the
+ * sender's siw transmit thread, and on a kernel without preemption a
  * bound worker waited for that thread to sleep, and the message's
  * handler, often the sender of its answer, with it (4 KiB ping-pong:
  * 0.78 of the time unbound; Documentation/benchmarks.rst).
  */
-static enum ib_poll_context xrdma_recv_poll_ctx(const struct ib_device *dev)
+static int xrdma_recv_cq_create(struct xrdma_ep *ep, unsigned int cqe)
 {
-	if (dev->ops.driver_id == RDMA_DRIVER_SIW)
-		return IB_POLL_UNBOUND_WORKQUEUE;
-	return IB_POLL_WORKQUEUE;
+	const struct ib_device *dev = ep->id->device;
+
+	xrdma_cq_prepare(&ep->recv_cq, ep, NULL,
+			 xrdma_cq_may_miss(dev) ? XRDMA_CQ_RECHECK :
+						  XRDMA_CQ_BOUND);
+	return xrdma_cq_create(&ep->recv_cq, cqe);
 }
 
 /**
  * xrdma_ep_setup_qp() - make the PD, the CQs and the QP of a connection
  * @ep: the endpoint, with an id bound to a device
- * @xprt: its transport: the receive CQ's context, the source of the
- *	depth
+ * @xprt: its transport, the source of the depth
  *
  * On failure what was made stays for xrdma_ep_release_qp(), which the
  * endpoint's last reference runs: teardown copes with any prefix.
@@ -77,7 +78,6 @@ int xrdma_ep_setup_qp(struct xrdma_ep *ep, struct xrdma_xprt *xprt)
 	struct ib_device *dev = ep->id->device;
 	unsigned int depth = xprt->opts.depth;
 	struct ib_qp_init_attr attr = {};
-	struct ib_cq *cq;
 	struct ib_pd *pd;
 	int rc;
 
@@ -101,15 +101,14 @@ int xrdma_ep_setup_qp(struct xrdma_ep *ep, struct xrdma_xprt *xprt)
 	 */
 	ep->signal_from = dev->ops.driver_id == RDMA_DRIVER_SIW ? PAGE_SIZE :
 								  U32_MAX;
-	cq = ib_alloc_cq(dev, xprt, depth + 1, 0, xrdma_recv_poll_ctx(dev));
-	if (IS_ERR(cq))
-		return PTR_ERR(cq);
-	ep->recv_cq = cq;
+	rc = xrdma_recv_cq_create(ep, depth + 1);
+	if (rc)
+		return rc;
 
 	attr.event_handler = xrdma_qp_event;
 	attr.qp_context = ep;
-	attr.send_cq = ep->send_cq;
-	attr.recv_cq = ep->recv_cq;
+	attr.send_cq = ep->send_cq.ib;
+	attr.recv_cq = ep->recv_cq.ib;
 	attr.cap.max_send_wr = xrdma_sq_depth(depth);
 	attr.cap.max_recv_wr = depth + 1;
 	attr.cap.max_send_sge = 1;
@@ -123,20 +122,21 @@ int xrdma_ep_setup_qp(struct xrdma_ep *ep, struct xrdma_xprt *xprt)
  * xrdma_ep_release_qp() - release what xrdma_ep_setup_qp() made
  * @ep: the endpoint; any part may be missing
  *
- * The QP goes first, so no WR is left to complete; freeing a CQ then
- * cancels its pending work.
+ * The QP goes before the CQs, so no WR is left to complete.  The
+ * receives its destruction flushes (a connection that never was up,
+ * an accept undone) are nobody's: the receive CQ is quiesced first, so
+ * no handler runs for them.
  *
  * Context: process context, may sleep; the endpoint's last reference.
  */
 void xrdma_ep_release_qp(struct xrdma_ep *ep)
 {
+	xrdma_cq_quiesce(&ep->recv_cq);
 	if (ep->id && ep->id->qp)
 		rdma_destroy_qp(ep->id);
-	if (ep->recv_cq)
-		ib_free_cq(ep->recv_cq);
+	xrdma_cq_destroy(&ep->recv_cq);
 	xrdma_send_cq_destroy(ep);
 	if (ep->pd)
 		ib_dealloc_pd(ep->pd);
-	ep->recv_cq = NULL;
 	ep->pd = NULL;
 }

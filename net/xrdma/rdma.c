@@ -153,7 +153,7 @@ static void xrdma_wc_rdma(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct xrdma_rctx *rc = container_of(wc->wr_cqe, struct xrdma_rctx,
 					     cqe);
-	struct xrdma_xprt *xprt = xrdma_send_cq_xprt(cq);
+	struct xrdma_xprt *xprt = xrdma_cq_xprt(cq);
 	struct xrdma_rctx *first;
 
 	/* Each WRITE before this one completed, and well: a failed or

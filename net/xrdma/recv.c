@@ -207,7 +207,7 @@ static void xrdma_wc_receive(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct xrdma_buf *buf = container_of(wc->wr_cqe, struct xrdma_buf,
 					     cqe);
-	struct xrdma_xprt *xprt = cq->cq_context;
+	struct xrdma_xprt *xprt = xrdma_cq_xprt(cq);
 	struct xrdma_msg msg;
 	int hlen, rc;
 

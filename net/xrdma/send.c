@@ -37,7 +37,7 @@ static void xrdma_sendctx_retire_one(void *arg, unsigned int slot)
 
 static void xrdma_wc_send(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct xrdma_xprt *xprt = xrdma_send_cq_xprt(cq);
+	struct xrdma_xprt *xprt = xrdma_cq_xprt(cq);
 	unsigned int slot = wc->wr_cqe - xprt->sc_cqe;
 
 	/* Only wr_cqe and status are valid in a failed completion. */

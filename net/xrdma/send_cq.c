@@ -10,8 +10,7 @@
  * trip, 35-40 us a hop on Debian's kernel, which the bare verbs
  * ping-pong of Documentation/benchmarks.rst avoids by arming its CQ
  * only when it is about to wait.  So does this CQ: ib_alloc_cq() would
- * arm it after every poll, so it is made with ib_create_cq() and its
- * arming is ours.
+ * arm it after every poll; ours (cq.c) asks this file whether to.
  *
  * It is armed (xrdma_send_cq_arm()) by
  *  - a thread about to sleep on the transport's send_wait
@@ -37,22 +36,10 @@
  * only polling gives back, and the send queue it is sized for has room
  * for all of them (xrdma_sq_depth()).
  *
- * Polling runs under @ep->send_cq_poll, so handlers never run twice at
- * once, as they never did on one work item; the reap only tries it.
- *
- * An arm's answer is not always to be trusted.  siw (6.1) counts a new
- * completion and then reads whether its CQ is armed, while an arm sets
- * the flag and then reads that count without the CQ's lock: with no
- * full barrier on the completing side, both can read the old value, and
- * the completion then sits in an armed CQ with no event until the next
- * one comes.  A WR whose completion a thread arms for just after its
- * post, a REG_MR most of all, which siw's transmit thread completes
- * on the other CPU at once, is exposed to that.  So, where the device
- * is such (@ep->send_cq_recheck), the work item polls once more after
- * an arm that reported nothing; the poll takes the CQ's lock, which
- * either shows it the completion or orders the completing side's read
- * after the arm.  A thread that arms cannot poll in its place (it may
- * hold the send lock the handlers take), so a watch looks in the CQ
+ * An arm's answer is not always to be trusted (cq.c): where the device
+ * may miss a completion, the work item polls again after its arms, but
+ * a thread that arms cannot poll in its place (it may hold the send
+ * lock the handlers take).  So a watch looks in the CQ
  * XRDMA_SEND_CQ_WATCH after a thread armed it, and every as long after
  * that while a completion is still waited for: a lost event costs a
  * watch's period, not the connection.
@@ -64,20 +51,8 @@
 
 #include "xrdma.h"
 
-/* Completions one run of the work item handles before it yields. */
-#define XRDMA_SEND_CQ_BUDGET	256
-
 /* How long after an arm by a thread the watch looks in the CQ. */
 #define XRDMA_SEND_CQ_WATCH	(HZ / 10)
-
-/* Send CQs' events are handled here, by unbound workers.  A bound one
- * queues behind the thread that produced the completions: siw completes
- * a WRITE in its per-CPU transmit thread, which on a kernel without
- * preemption runs until its queue is empty, so the poster heard of its
- * window only once the window was drained (a stream of 4 KiB WRITEs at
- * 0.28 of the floor's rate).
- */
-static struct workqueue_struct *xrdma_cq_wq;
 
 /**
  * xrdma_send_cq_wanted() - is a completion of the send CQ waited for?
@@ -100,40 +75,21 @@ VISIBLE_IF_KUNIT bool xrdma_send_cq_wanted(struct xrdma_xprt *xprt,
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_wanted);
 
-/* Have @cq's next completion raise an event; true if one is in it
- * already, which raises none.
- */
-static bool xrdma_send_cq_notify(struct ib_cq *cq)
-{
-	return ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
-				    IB_CQ_REPORT_MISSED_EVENTS) > 0;
-}
-
-/* Queue the work item, unless the connection's drain is over. */
-static void xrdma_send_cq_kick(struct xrdma_ep *ep)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&ep->send_cq_lock, flags);
-	if (!ep->send_cq_off)
-		queue_work(xrdma_cq_wq, &ep->send_cq_work);
-	spin_unlock_irqrestore(&ep->send_cq_lock, flags);
-}
-
 /* Have the watch look in the CQ in a while, unless it will already;
  * not once the drain is over.
  */
 static void xrdma_send_cq_watch(struct xrdma_ep *ep)
 {
+	struct xrdma_cq *cq = &ep->send_cq;
 	unsigned long flags;
 
 	if (delayed_work_pending(&ep->send_cq_watch))
 		return;
-	spin_lock_irqsave(&ep->send_cq_lock, flags);
-	if (!ep->send_cq_off)
-		queue_delayed_work(xrdma_cq_wq, &ep->send_cq_watch,
+	spin_lock_irqsave(&cq->lock, flags);
+	if (!cq->off)
+		queue_delayed_work(cq->wq, &ep->send_cq_watch,
 				   XRDMA_SEND_CQ_WATCH);
-	spin_unlock_irqrestore(&ep->send_cq_lock, flags);
+	spin_unlock_irqrestore(&cq->lock, flags);
 }
 
 /**
@@ -152,10 +108,12 @@ static void xrdma_send_cq_watch(struct xrdma_ep *ep)
  */
 void xrdma_send_cq_arm(struct xrdma_ep *ep)
 {
-	if (!ep->send_cq || current_work() == &ep->send_cq_work)
+	struct xrdma_cq *cq = &ep->send_cq;
+
+	if (!cq->ib || current_work() == &cq->work)
 		return;
-	if (xrdma_send_cq_notify(ep->send_cq))
-		xrdma_send_cq_kick(ep);
+	if (xrdma_cq_notify(cq) == XRDMA_CQ_MISSED)
+		xrdma_cq_kick(cq);
 	xrdma_send_cq_watch(ep);
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_arm);
@@ -188,96 +146,30 @@ bool xrdma_send_cq_ready_or_arm(struct xrdma_xprt *xprt, bool ready)
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_ready_or_arm);
 
-/* Handle up to @budget completions; returns how many there were. */
-static int xrdma_send_cq_poll(struct xrdma_ep *ep, int budget)
-{
-	int n;
-
-	mutex_lock(&ep->send_cq_poll);
-	n = ib_process_cq_direct(ep->send_cq, budget);
-	mutex_unlock(&ep->send_cq_poll);
-	return n;
-}
-
-/* Handle what is there unless someone is polling already, who will;
- * returns how many there were, or -EBUSY.
+/* The work item's arm after a poll: only if a completion is still
+ * waited for, which a waiter says under the send lock.
  */
-static int xrdma_send_cq_try_poll(struct xrdma_ep *ep)
+static enum xrdma_cq_armed xrdma_send_cq_rearm(struct xrdma_cq *cq)
 {
-	int n;
-
-	if (!mutex_trylock(&ep->send_cq_poll))
-		return -EBUSY;
-	n = ib_process_cq_direct(ep->send_cq, XRDMA_SEND_CQ_BUDGET);
-	mutex_unlock(&ep->send_cq_poll);
-	return n;
-}
-
-/* What an arm after a poll found. */
-enum xrdma_send_cq_armed {
-	XRDMA_SEND_CQ_IDLE,	/* nothing waited for: not armed */
-	XRDMA_SEND_CQ_MISSED,	/* armed; completions came meanwhile */
-	XRDMA_SEND_CQ_ARMED,	/* armed; the device reported none */
-};
-
-/* Arm again if a completion is still waited for. */
-static enum xrdma_send_cq_armed xrdma_send_cq_rearm(struct xrdma_xprt *xprt,
-						    struct xrdma_ep *ep)
-{
-	enum xrdma_send_cq_armed armed = XRDMA_SEND_CQ_IDLE;
+	struct xrdma_ep *ep = cq->ep;
+	struct xrdma_xprt *xprt = ep->xprt;
+	enum xrdma_cq_armed armed = XRDMA_CQ_IDLE;
 
 	spin_lock(&xprt->send_lock);
 	if (xrdma_send_cq_wanted(xprt, ep))
-		armed = xrdma_send_cq_notify(ep->send_cq) ?
-			XRDMA_SEND_CQ_MISSED : XRDMA_SEND_CQ_ARMED;
+		armed = xrdma_cq_notify(cq);
 	spin_unlock(&xprt->send_lock);
 	return armed;
 }
-
-/* Poll and arm again until nothing is left or nothing is waited for;
- * on a device whose arm may miss a completion, a poll after the arm
- * that reported none must find none too.
- */
-static void xrdma_send_cq_run(struct xrdma_ep *ep)
-{
-	enum xrdma_send_cq_armed armed = XRDMA_SEND_CQ_IDLE;
-	int n;
-
-	for (;;) {
-		n = xrdma_send_cq_poll(ep, XRDMA_SEND_CQ_BUDGET);
-		if (n >= XRDMA_SEND_CQ_BUDGET) {
-			xrdma_send_cq_kick(ep);
-			return;
-		}
-		if (armed == XRDMA_SEND_CQ_ARMED && !n)
-			return;
-		armed = xrdma_send_cq_rearm(ep->xprt, ep);
-		if (armed == XRDMA_SEND_CQ_IDLE ||
-		    (armed == XRDMA_SEND_CQ_ARMED && !ep->send_cq_recheck))
-			return;
-	}
-}
-
-/**
- * xrdma_send_cq_worker() - handle the send CQ's completions after an event
- * @work: the connection's send_cq_work
- *
- * Context: xrdma_cq_wq, while the connection holds its transport: the
- * teardown quiesces the work item before it lets go.
- */
-VISIBLE_IF_KUNIT void xrdma_send_cq_worker(struct work_struct *work)
-{
-	xrdma_send_cq_run(container_of(work, struct xrdma_ep, send_cq_work));
-}
-EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_worker);
 
 /* The watch found completions nobody was told of; the work item, not
  * queued, cannot have been told either, unless the event is a moment
  * old.
  */
-static void xrdma_send_cq_rescued(struct xrdma_xprt *xprt,
-				  struct xrdma_ep *ep, int n)
+static void xrdma_send_cq_rescued(struct xrdma_ep *ep, int n)
 {
+	struct xrdma_xprt *xprt = ep->xprt;
+
 	spin_lock(&xprt->send_lock);
 	xprt->info.send_cq_rescued += n;
 	spin_unlock(&xprt->send_lock);
@@ -294,8 +186,8 @@ static void xrdma_send_cq_rescued(struct xrdma_xprt *xprt,
  * item then polls and arms again.  Looks again later while a
  * completion is still waited for.
  *
- * Context: xrdma_cq_wq, while the connection holds its transport: the
- * teardown quiesces the watch before it lets go.
+ * Context: the send CQ's workqueue, while the connection holds its
+ * transport: the teardown quiesces the watch before it lets go.
  */
 VISIBLE_IF_KUNIT void xrdma_send_cq_watcher(struct work_struct *work)
 {
@@ -305,11 +197,11 @@ VISIBLE_IF_KUNIT void xrdma_send_cq_watcher(struct work_struct *work)
 	bool wanted;
 	int n;
 
-	if (!work_pending(&ep->send_cq_work)) {
-		n = xrdma_send_cq_try_poll(ep);
+	if (!work_pending(&ep->send_cq.work)) {
+		n = xrdma_cq_try_poll(&ep->send_cq);
 		if (n > 0) {
-			xrdma_send_cq_rescued(xprt, ep, n);
-			xrdma_send_cq_kick(ep);
+			xrdma_send_cq_rescued(ep, n);
+			xrdma_cq_kick(&ep->send_cq);
 		}
 	}
 	spin_lock(&xprt->send_lock);
@@ -319,21 +211,6 @@ VISIBLE_IF_KUNIT void xrdma_send_cq_watcher(struct work_struct *work)
 		xrdma_send_cq_watch(ep);
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_watcher);
-
-/**
- * xrdma_send_cq_event() - the send CQ's completion handler
- * @cq: the send CQ
- * @context: its connection
- *
- * Context: whatever the driver reports from, possibly hard IRQ; it may
- * be late: rxe raises its events from a tasklet, which can run after a
- * poll took the completion that raised it.
- */
-VISIBLE_IF_KUNIT void xrdma_send_cq_event(struct ib_cq *cq, void *context)
-{
-	xrdma_send_cq_kick(context);
-}
-EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_event);
 
 /**
  * xrdma_send_cq_reap() - handle the send completions already there
@@ -346,7 +223,7 @@ EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_event);
  */
 void xrdma_send_cq_reap(struct xrdma_ep *ep)
 {
-	xrdma_send_cq_try_poll(ep);
+	xrdma_cq_try_poll(&ep->send_cq);
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_reap);
 
@@ -361,12 +238,9 @@ EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_reap);
 VISIBLE_IF_KUNIT void xrdma_send_cq_prepare(struct xrdma_ep *ep,
 					    bool recheck)
 {
-	INIT_WORK(&ep->send_cq_work, xrdma_send_cq_worker);
+	xrdma_cq_prepare(&ep->send_cq, ep, xrdma_send_cq_rearm,
+			 recheck ? XRDMA_CQ_RECHECK : 0);
 	INIT_DELAYED_WORK(&ep->send_cq_watch, xrdma_send_cq_watcher);
-	mutex_init(&ep->send_cq_poll);
-	spin_lock_init(&ep->send_cq_lock);
-	ep->send_cq_off = false;
-	ep->send_cq_recheck = recheck;
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_prepare);
 
@@ -375,96 +249,45 @@ EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_prepare);
  * @ep: the connection, with an id bound to a device
  * @cqe: the entries it needs
  *
- * Its context is @ep, whose work item it queues (xrdma_send_cq_xprt()).
- *
  * Context: process context, may sleep.
- * Return: 0 or a negative errno; @ep->send_cq is set on success only.
+ * Return: 0 or a negative errno; @ep->send_cq.ib is set on success only.
  */
 int xrdma_send_cq_create(struct xrdma_ep *ep, unsigned int cqe)
 {
-	struct ib_device *dev = ep->id->device;
-	struct ib_cq_init_attr attr = { .cqe = cqe };
-	struct ib_cq *cq;
-
-	xrdma_send_cq_prepare(ep, dev->ops.driver_id == RDMA_DRIVER_SIW);
-	cq = ib_create_cq(dev, xrdma_send_cq_event, NULL, ep, &attr);
-	if (IS_ERR(cq))
-		return PTR_ERR(cq);
-	ep->send_cq = cq;
-	return 0;
-}
-
-/* From now on neither an event nor an arm queues work. */
-static void xrdma_send_cq_off(struct xrdma_ep *ep)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&ep->send_cq_lock, flags);
-	ep->send_cq_off = true;
-	spin_unlock_irqrestore(&ep->send_cq_lock, flags);
+	xrdma_send_cq_prepare(ep, xrdma_cq_may_miss(ep->id->device));
+	return xrdma_cq_create(&ep->send_cq, cqe);
 }
 
 /**
- * xrdma_send_cq_quiesce() - stop the work item for good
+ * xrdma_send_cq_quiesce() - stop the work item and the watch for good
  * @ep: the connection, whose send queue is drained
  *
- * No completion comes to a drained send queue, but an event still may:
- * the drain leaves the CQ armed, and rxe raises an event from a tasklet
- * that can run after the poll that took its completion, and after this
- * flush (one ran the work item after the teardown let go, in CI).  So
- * events queue nothing from now on, and the work item and the watch
- * queued before are waited for (the watch first: it may queue the work
- * item).  Completions left are the reap's.
+ * The watch goes first: it may queue the work item.  Completions left
+ * are the reap's.
  *
  * Context: process context, may sleep; not from the work item.
  */
 void xrdma_send_cq_quiesce(struct xrdma_ep *ep)
 {
-	if (!ep->send_cq)
+	if (!ep->send_cq.ib)
 		return;
-	xrdma_send_cq_off(ep);
+	xrdma_cq_off(&ep->send_cq);
 	cancel_delayed_work_sync(&ep->send_cq_watch);
-	flush_work(&ep->send_cq_work);
+	xrdma_cq_quiesce(&ep->send_cq);
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_quiesce);
 
 /**
- * xrdma_send_cq_destroy() - free the send CQ
+ * xrdma_send_cq_destroy() - free the send CQ, if it was made
  * @ep: the connection, whose QP is gone
  *
  * Context: process context, may sleep.
  */
 void xrdma_send_cq_destroy(struct xrdma_ep *ep)
 {
-	if (!ep->send_cq)
+	if (!ep->send_cq.ib)
 		return;
-	xrdma_send_cq_off(ep);
+	xrdma_cq_off(&ep->send_cq);
 	cancel_delayed_work_sync(&ep->send_cq_watch);
-	cancel_work_sync(&ep->send_cq_work);
-	ib_destroy_cq(ep->send_cq);
-	mutex_destroy(&ep->send_cq_poll);
-	ep->send_cq = NULL;
-}
-
-/**
- * xrdma_send_cq_init() - make the workqueue of the send CQs
- *
- * Context: module load.
- * Return: 0 or -ENOMEM.
- */
-int xrdma_send_cq_init(void)
-{
-	xrdma_cq_wq = alloc_workqueue("xrdma_cq", WQ_UNBOUND | WQ_HIGHPRI |
-				      WQ_MEM_RECLAIM, 0);
-	return xrdma_cq_wq ? 0 : -ENOMEM;
-}
-
-/**
- * xrdma_send_cq_exit() - free the workqueue of the send CQs
- *
- * Context: module unload; every CQ is gone.
- */
-void xrdma_send_cq_exit(void)
-{
-	destroy_workqueue(xrdma_cq_wq);
+	xrdma_cq_destroy(&ep->send_cq);
 }

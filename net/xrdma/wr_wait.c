@@ -134,7 +134,7 @@ void xrdma_wr_waits_flush(struct xrdma_xprt *xprt, struct xrdma_ep *ep)
 		pr_warn("%s: %ps not completed by the drain, flushed here\n",
 			ep->id->device->name, w->cqe.done);
 		wc.wr_cqe = &w->cqe;
-		w->cqe.done(ep->send_cq, &wc);
+		w->cqe.done(ep->send_cq.ib, &wc);
 		spin_lock(&xprt->send_lock);
 	}
 	spin_unlock(&xprt->send_lock);

@@ -540,6 +540,44 @@ struct xrdma_cm_ctx {
 /* The connection status, as xprtrdma keeps it: 0 while connecting. */
 #define XRDMA_CONNECTED	1
 
+/* What an arm of a CQ found (cq.c). */
+enum xrdma_cq_armed {
+	XRDMA_CQ_IDLE,		/* not armed: nothing is waited for */
+	XRDMA_CQ_MISSED,	/* armed; completions came meanwhile */
+	XRDMA_CQ_ARMED,		/* armed; the device reported none */
+};
+
+/* xrdma_cq_prepare()'s flags */
+#define XRDMA_CQ_BOUND		BIT(0)	/* polled on the CPU of the event */
+#define XRDMA_CQ_RECHECK	BIT(1)	/* an arm may miss a completion */
+
+/**
+ * struct xrdma_cq - a connection's CQ, polled by a work item of ours
+ * @ib: the verbs CQ, whose context is this; NULL until made
+ * @ep: the connection it is of
+ * @rearm: arms again after a poll, if the owner wants; NULL: always
+ * @wq: where @work runs
+ * @work: handles the completions after an event
+ * @poll: held while completions are handled
+ * @lock: protects @off; taken by events
+ * @off: set by the quiesce: events queue no work
+ * @recheck: an arm may miss a completion (siw): poll once more after
+ *	one that reported none
+ *
+ * See cq.c.
+ */
+struct xrdma_cq {
+	struct ib_cq *ib;
+	struct xrdma_ep *ep;
+	enum xrdma_cq_armed (*rearm)(struct xrdma_cq *cq);
+	struct workqueue_struct *wq;
+	struct work_struct work;
+	struct mutex poll;	/* handling completions */
+	spinlock_t lock;	/* @off */
+	bool off;
+	bool recheck;
+};
+
 /**
  * struct xrdma_ep - one connection: its id and its verbs resources
  * @ctx: says this is not a listener
@@ -555,17 +593,10 @@ struct xrdma_cm_ctx {
  * @draining: no more receives may be posted
  * @pd: protection domain (connection scoped)
  * @send_cq: send CQ, armed only while a completion is waited for
- *	(send_cq.c); its context is this endpoint
- * @send_cq_work: handles @send_cq's completions after an event
- * @send_cq_poll: held while @send_cq's completions are handled
+ *	(send_cq.c)
  * @send_cq_watch: looks in @send_cq for completions it raised no event
  *	for, a while after a thread armed it
- * @send_cq_lock: protects @send_cq_off; taken by @send_cq's events
- * @send_cq_off: set by the quiesce after the drain: events queue no work
- * @send_cq_recheck: an arm of @send_cq may miss a completion (siw): poll
- *	once more after one that reported none
- * @recv_cq: receive CQ, polled from a workqueue; its context is the
- *	transport
+ * @recv_cq: receive CQ, always armed
  * @was_connected: the QP reached RTS, so draining it is possible
  * @passive: accepted by a listener, not connected by us
  * @inline_send: the largest message this connection sends, with header
@@ -592,14 +623,9 @@ struct xrdma_ep {
 	unsigned long flushed;
 	bool draining;
 	struct ib_pd *pd;
-	struct ib_cq *send_cq;
-	struct work_struct send_cq_work;
+	struct xrdma_cq send_cq;
 	struct delayed_work send_cq_watch;
-	struct mutex send_cq_poll;	/* handling send completions */
-	spinlock_t send_cq_lock;	/* @send_cq_off */
-	bool send_cq_off;
-	bool send_cq_recheck;
-	struct ib_cq *recv_cq;
+	struct xrdma_cq recv_cq;
 	bool was_connected;
 	bool passive;
 	u32 inline_send;
@@ -731,23 +757,20 @@ static inline void xrdma_wake_senders(struct xrdma_xprt *xprt)
 }
 
 /**
- * xrdma_send_cq_xprt() - the transport whose connection a send CQ is of
- * @cq: a connection's send CQ, whose context is the endpoint
+ * xrdma_cq_xprt() - the transport whose connection a CQ is of
+ * @ibcq: one of a connection's CQs, whose context is its struct xrdma_cq
  *
- * Only a connected endpoint has work requests on its send queue, and it
- * lets go of its transport only after their drain, so a handler needs
- * no lock to read it.  (The receive CQ's context is the transport
- * itself: a connection that never was posted receives, which complete
- * as flushed after the endpoint let go.)
+ * A connection lets go of its transport only after its CQs' quiesce,
+ * after which no handler runs, so a handler needs no lock to read it.
  *
- * Context: a completion handler of @cq.
+ * Context: a completion handler of @ibcq.
  * Return: the transport.
  */
-static inline struct xrdma_xprt *xrdma_send_cq_xprt(const struct ib_cq *cq)
+static inline struct xrdma_xprt *xrdma_cq_xprt(const struct ib_cq *ibcq)
 {
-	const struct xrdma_ep *ep = cq->cq_context;
+	const struct xrdma_cq *cq = ibcq->cq_context;
 
-	return ep->xprt;
+	return cq->ep->xprt;
 }
 
 /**
@@ -919,9 +942,26 @@ int xrdma_post_wr(struct xrdma_xprt *xprt, const struct ib_send_wr *wr,
 		  struct xrdma_wr_wait *w);
 unsigned int xrdma_sq_depth(unsigned int depth);
 
+/* cq.c */
+int xrdma_cq_init(void);
+void xrdma_cq_exit(void);
+bool xrdma_cq_may_miss(const struct ib_device *dev);
+void xrdma_cq_prepare(struct xrdma_cq *cq, struct xrdma_ep *ep,
+		      enum xrdma_cq_armed (*rearm)(struct xrdma_cq *cq),
+		      unsigned int flags);
+int xrdma_cq_create(struct xrdma_cq *cq, unsigned int cqe);
+enum xrdma_cq_armed xrdma_cq_notify(struct xrdma_cq *cq);
+void xrdma_cq_kick(struct xrdma_cq *cq);
+int xrdma_cq_try_poll(struct xrdma_cq *cq);
+void xrdma_cq_off(struct xrdma_cq *cq);
+void xrdma_cq_quiesce(struct xrdma_cq *cq);
+void xrdma_cq_destroy(struct xrdma_cq *cq);
+#if IS_ENABLED(CONFIG_KUNIT)
+void xrdma_cq_worker(struct work_struct *work);
+void xrdma_cq_event(struct ib_cq *ibcq, void *context);
+#endif
+
 /* send_cq.c */
-int xrdma_send_cq_init(void);
-void xrdma_send_cq_exit(void);
 int xrdma_send_cq_create(struct xrdma_ep *ep, unsigned int cqe);
 void xrdma_send_cq_quiesce(struct xrdma_ep *ep);
 void xrdma_send_cq_destroy(struct xrdma_ep *ep);
@@ -931,9 +971,7 @@ void xrdma_send_cq_reap(struct xrdma_ep *ep);
 #if IS_ENABLED(CONFIG_KUNIT)
 bool xrdma_send_cq_wanted(struct xrdma_xprt *xprt, const struct xrdma_ep *ep);
 void xrdma_send_cq_prepare(struct xrdma_ep *ep, bool recheck);
-void xrdma_send_cq_worker(struct work_struct *work);
 void xrdma_send_cq_watcher(struct work_struct *work);
-void xrdma_send_cq_event(struct ib_cq *cq, void *context);
 #endif
 
 /* wr_wait.c */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The suites of xrdma_kunit.ko, one per file. */
+/* The suites of xrdma_kunit.ko, one per file but xrdma_cq_test.c's two. */
 #ifndef _XRDMA_KUNIT_H
 #define _XRDMA_KUNIT_H
 
@@ -14,5 +14,6 @@ extern struct kunit_suite xrdma_land_suite;
 extern struct kunit_suite xrdma_rdma_suite;
 extern struct kunit_suite xrdma_wr_wait_suite;
 extern struct kunit_suite xrdma_send_cq_suite;
+extern struct kunit_suite xrdma_recv_cq_suite;
 
 #endif /* _XRDMA_KUNIT_H */

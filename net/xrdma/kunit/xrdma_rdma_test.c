@@ -119,7 +119,8 @@ static struct rdma_test *rdma_test_make(struct kunit *test)
 	INIT_WORK(&t->xprt.disconnect_work, rdma_test_disconnect);
 	t->dev.ops.post_send = rdma_test_post_send;
 	t->qp.device = &t->dev;
-	t->cq.cq_context = &t->ep;
+	xrdma_send_cq_prepare(&t->ep, false);
+	t->cq.cq_context = &t->ep.send_cq;
 	t->id.qp = &t->qp;
 	spin_lock_init(&t->ep.lock);
 	t->ep.xprt = &t->xprt;

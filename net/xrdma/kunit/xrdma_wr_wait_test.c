@@ -41,7 +41,7 @@ struct wr_wait_test {
 
 static struct wr_wait_test *wr_wait_test_of(struct ib_cq *cq)
 {
-	return container_of(cq->cq_context, struct wr_wait_test, ep);
+	return container_of(cq->cq_context, struct wr_wait_test, ep.send_cq);
 }
 
 static int wr_wait_test_arm(struct ib_cq *cq, enum ib_cq_notify_flags flags)
@@ -84,11 +84,11 @@ static struct wr_wait_test *wr_wait_test_make(struct kunit *test)
 	t->id.device = &t->dev;
 	t->id.qp = &t->qp;
 	t->cq.device = &t->dev;
-	t->cq.cq_context = &t->ep;
+	t->cq.cq_context = &t->ep.send_cq;
 	t->ep.xprt = &t->xprt;
 	t->ep.id = &t->id;
-	t->ep.send_cq = &t->cq;
 	xrdma_send_cq_prepare(&t->ep, false);
+	t->ep.send_cq.ib = &t->cq;
 	t->xprt.ep = &t->ep;
 	for (i = 0; i < ARRAY_SIZE(t->w); i++)
 		xrdma_wr_wait_init(&t->w[i], wr_wait_test_wc);

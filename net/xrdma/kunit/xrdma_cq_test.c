@@ -3,7 +3,9 @@
  * xrdma_send_cq: when the send CQ is armed, that its work item
  * handles every completion there is and arms again exactly while one is
  * still waited for, and that its watch finds what the device did not
- * report.  The connection is built by hand on a device whose
+ * report.  xrdma_recv_cq: that the receive CQ is armed again after
+ * every poll, and polled again after an arm where the device's may miss
+ * a completion.  The connection is built by hand on a device whose
  * CQ hands out completions the test queued and records each arm.
  */
 #include <rdma/rdma_cm.h>
@@ -101,10 +103,10 @@ static struct send_cq_test *send_cq_test_make(struct kunit *test)
 	t->dev.ops.poll_cq = send_cq_test_poll;
 	t->dev.ops.req_notify_cq = send_cq_test_arm;
 	t->cq.device = &t->dev;
-	t->cq.cq_context = &t->ep;
+	t->cq.cq_context = &t->ep.send_cq;
 	t->ep.xprt = &t->xprt;
-	t->ep.send_cq = &t->cq;
 	xrdma_send_cq_prepare(&t->ep, false);
+	t->ep.send_cq.ib = &t->cq;
 	t->xprt.ep = &t->ep;
 	for (i = 0; i < SEND_CQ_TEST_MAX; i++)
 		t->cqe[i].done = send_cq_test_wc;
@@ -120,7 +122,7 @@ static void send_cq_test_exit(struct kunit *test)
 	if (!t)
 		return;
 	cancel_delayed_work_sync(&t->ep.send_cq_watch);
-	cancel_work_sync(&t->ep.send_cq_work);
+	cancel_work_sync(&t->ep.send_cq.work);
 }
 
 static bool send_cq_test_wanted(struct send_cq_test *t)
@@ -177,7 +179,7 @@ static void send_cq_arm_asks_for_missed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->nhandled, 0U);
 
 	/* A connection whose CQ is not made yet has nothing to arm. */
-	t->ep.send_cq = NULL;
+	t->ep.send_cq.ib = NULL;
 	xrdma_send_cq_arm(&t->ep);
 	KUNIT_EXPECT_EQ(test, t->narms, 1U);
 }
@@ -212,7 +214,7 @@ static void send_cq_worker_handles_all(struct kunit *test)
 	unsigned int i;
 
 	t->queued = 3;
-	xrdma_send_cq_worker(&t->ep.send_cq_work);
+	xrdma_cq_worker(&t->ep.send_cq.work);
 	KUNIT_EXPECT_EQ(test, t->nhandled, 3U);
 	for (i = 0; i < 3; i++) {
 		KUNIT_EXPECT_EQ(test, t->handled[i], 1U);
@@ -232,7 +234,7 @@ static void send_cq_worker_rearms_while_wanted(struct kunit *test)
 	t->queued = 2;
 	t->arrive[0] = 1;
 	t->missed[0] = 1;
-	xrdma_send_cq_worker(&t->ep.send_cq_work);
+	xrdma_cq_worker(&t->ep.send_cq.work);
 	KUNIT_EXPECT_EQ(test, t->nhandled, 3U);
 	KUNIT_EXPECT_EQ(test, t->handled[2], 1U);
 	KUNIT_ASSERT_EQ(test, t->narms, 2U);
@@ -251,13 +253,13 @@ static void send_cq_worker_rechecks_after_arm(struct kunit *test)
 	t->xprt.rdma_busy = 1;
 	t->queued = 1;
 	t->arrive[0] = 1;	/* came in during the arm, which missed it */
-	xrdma_send_cq_worker(&t->ep.send_cq_work);
+	xrdma_cq_worker(&t->ep.send_cq.work);
 	KUNIT_EXPECT_EQ(test, t->nhandled, 1U);
 	KUNIT_EXPECT_EQ(test, t->narms, 1U);
 
-	t->ep.send_cq_recheck = true;
+	t->ep.send_cq.recheck = true;
 	t->arrive[1] = 1;
-	xrdma_send_cq_worker(&t->ep.send_cq_work);
+	xrdma_cq_worker(&t->ep.send_cq.work);
 	KUNIT_EXPECT_EQ(test, t->nhandled, 3U);
 	KUNIT_EXPECT_EQ(test, t->handled[2], 1U);
 	KUNIT_EXPECT_EQ(test, t->narms, 3U);
@@ -268,7 +270,7 @@ static void send_cq_test_watch_now(struct send_cq_test *t)
 {
 	cancel_delayed_work_sync(&t->ep.send_cq_watch);
 	xrdma_send_cq_watcher(&t->ep.send_cq_watch.work);
-	flush_work(&t->ep.send_cq_work);
+	flush_work(&t->ep.send_cq.work);
 }
 
 /* An arm by a thread starts the watch.  A completion that the device
@@ -316,16 +318,16 @@ static void send_cq_no_work_after_quiesce(struct kunit *test)
 	t->queued = 1;
 	t->missed[0] = 1;
 	xrdma_send_cq_arm(&t->ep);
-	flush_work(&t->ep.send_cq_work);
+	flush_work(&t->ep.send_cq.work);
 	KUNIT_EXPECT_EQ(test, t->nhandled, 1U);
 
 	xrdma_send_cq_quiesce(&t->ep);
 	t->queued = 2;
 	t->missed[1] = 1;
 	xrdma_send_cq_arm(&t->ep);
-	xrdma_send_cq_event(&t->cq, &t->ep);
-	KUNIT_EXPECT_FALSE(test, work_pending(&t->ep.send_cq_work));
-	flush_work(&t->ep.send_cq_work);
+	xrdma_cq_event(&t->cq, &t->ep.send_cq);
+	KUNIT_EXPECT_FALSE(test, work_pending(&t->ep.send_cq.work));
+	flush_work(&t->ep.send_cq.work);
 	KUNIT_EXPECT_EQ(test, t->nhandled, 1U);
 	KUNIT_EXPECT_EQ(test, t->narms, 2U);
 
@@ -356,8 +358,8 @@ static void send_cq_worker_arms_once_for_its_handlers(struct kunit *test)
 	t->queued = 2;
 	t->cqe[0].done = send_cq_test_wc_posts;
 	t->cqe[1].done = send_cq_test_wc_posts;
-	queue_work(system_wq, &t->ep.send_cq_work);
-	flush_work(&t->ep.send_cq_work);
+	queue_work(system_wq, &t->ep.send_cq.work);
+	flush_work(&t->ep.send_cq.work);
 	KUNIT_EXPECT_EQ(test, t->nhandled, 2U);
 	KUNIT_EXPECT_EQ(test, t->xprt.rdma_busy, 2U);
 	KUNIT_EXPECT_EQ(test, t->narms, 1U);
@@ -376,9 +378,9 @@ static void send_cq_reap_defers_to_poller(struct kunit *test)
 	struct send_cq_test *t = send_cq_test_make(test);
 
 	t->queued = 2;
-	mutex_lock(&t->ep.send_cq_poll);
+	mutex_lock(&t->ep.send_cq.poll);
 	xrdma_send_cq_reap(&t->ep);
-	mutex_unlock(&t->ep.send_cq_poll);
+	mutex_unlock(&t->ep.send_cq.poll);
 	KUNIT_EXPECT_EQ(test, t->nhandled, 0U);
 
 	xrdma_send_cq_reap(&t->ep);
@@ -404,4 +406,113 @@ struct kunit_suite xrdma_send_cq_suite = {
 	.name = "xrdma_send_cq",
 	.exit = send_cq_test_exit,
 	.test_cases = send_cq_cases,
+};
+
+/* The fake CQ as the connection's receive CQ, with @flags. */
+static struct send_cq_test *recv_cq_test_make(struct kunit *test,
+					      unsigned int flags)
+{
+	struct send_cq_test *t = send_cq_test_make(test);
+
+	xrdma_cq_prepare(&t->ep.recv_cq, &t->ep, NULL, flags);
+	t->ep.recv_cq.ib = &t->cq;
+	t->cq.cq_context = &t->ep.recv_cq;
+	return t;
+}
+
+static void recv_cq_test_exit(struct kunit *test)
+{
+	struct send_cq_test *t = test->priv;
+
+	send_cq_test_exit(test);
+	if (t)
+		cancel_work_sync(&t->ep.recv_cq.work);
+}
+
+/* A handler finds its transport through the CQ, whichever it is. */
+static void recv_cq_xprt_of_handler(struct kunit *test)
+{
+	struct send_cq_test *t = recv_cq_test_make(test, 0);
+
+	KUNIT_EXPECT_PTR_EQ(test, xrdma_cq_xprt(&t->cq), &t->xprt);
+	t->cq.cq_context = &t->ep.send_cq;
+	KUNIT_EXPECT_PTR_EQ(test, xrdma_cq_xprt(&t->cq), &t->xprt);
+}
+
+/* With nobody waiting on the send side, the receive CQ's work item
+ * still arms after its poll, and polls again when a completion came in
+ * before the arm.
+ */
+static void recv_cq_rearms_always(struct kunit *test)
+{
+	struct send_cq_test *t = recv_cq_test_make(test, 0);
+
+	t->queued = 2;
+	xrdma_cq_worker(&t->ep.recv_cq.work);
+	KUNIT_EXPECT_EQ(test, t->nhandled, 2U);
+	KUNIT_ASSERT_EQ(test, t->narms, 1U);
+	KUNIT_EXPECT_EQ(test, t->arms[0],
+			IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS);
+
+	t->arrive[1] = 1;
+	t->missed[1] = 1;
+	xrdma_cq_worker(&t->ep.recv_cq.work);
+	KUNIT_EXPECT_EQ(test, t->nhandled, 3U);
+	KUNIT_EXPECT_EQ(test, t->narms, 3U);
+}
+
+/* A receive that came in during an arm which did not report it: only
+ * where the CQ is made to recheck is it handled without another event,
+ * which, for the answer of a ping-pong, would never come.
+ */
+static void recv_cq_recheck_finds_unreported(struct kunit *test)
+{
+	struct send_cq_test *t = recv_cq_test_make(test, 0);
+
+	t->arrive[0] = 1;
+	xrdma_cq_worker(&t->ep.recv_cq.work);
+	KUNIT_EXPECT_EQ(test, t->nhandled, 0U);
+	KUNIT_EXPECT_EQ(test, t->narms, 1U);
+
+	t = recv_cq_test_make(test, XRDMA_CQ_RECHECK);
+	t->arrive[0] = 1;
+	xrdma_cq_worker(&t->ep.recv_cq.work);
+	KUNIT_EXPECT_EQ(test, t->nhandled, 1U);
+	KUNIT_EXPECT_EQ(test, t->narms, 2U);
+}
+
+/* An event queues the work item until the quiesce, and nothing after
+ * it: the receives a QP's destruction flushes are nobody's.
+ */
+static void recv_cq_no_work_after_quiesce(struct kunit *test)
+{
+	struct send_cq_test *t = recv_cq_test_make(test, XRDMA_CQ_BOUND);
+
+	t->queued = 1;
+	xrdma_cq_event(&t->cq, &t->ep.recv_cq);
+	flush_work(&t->ep.recv_cq.work);
+	KUNIT_EXPECT_EQ(test, t->nhandled, 1U);
+	KUNIT_EXPECT_EQ(test, t->narms, 1U);
+
+	xrdma_cq_quiesce(&t->ep.recv_cq);
+	t->queued = 2;
+	xrdma_cq_event(&t->cq, &t->ep.recv_cq);
+	KUNIT_EXPECT_FALSE(test, work_pending(&t->ep.recv_cq.work));
+	flush_work(&t->ep.recv_cq.work);
+	KUNIT_EXPECT_EQ(test, t->nhandled, 1U);
+	KUNIT_EXPECT_EQ(test, t->narms, 1U);
+}
+
+static struct kunit_case recv_cq_cases[] = {
+	KUNIT_CASE(recv_cq_xprt_of_handler),
+	KUNIT_CASE(recv_cq_rearms_always),
+	KUNIT_CASE(recv_cq_recheck_finds_unreported),
+	KUNIT_CASE(recv_cq_no_work_after_quiesce),
+	{}
+};
+
+struct kunit_suite xrdma_recv_cq_suite = {
+	.name = "xrdma_recv_cq",
+	.exit = recv_cq_test_exit,
+	.test_cases = recv_cq_cases,
 };
