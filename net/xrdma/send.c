@@ -335,9 +335,9 @@ static int xrdma_try_send_locked(struct xrdma_xprt *xprt,
 {
 	int rc;
 
-	spin_lock(&xprt->send_lock);
+	xrdma_post_lock(xprt);
 	rc = xrdma_try_send(xprt, out);
-	spin_unlock(&xprt->send_lock);
+	xrdma_post_unlock(xprt);
 	return rc;
 }
 
