@@ -70,7 +70,7 @@ static int xrdma_post_wr_try(struct xrdma_xprt *xprt,
 	struct xrdma_ep *ep;
 	int rc;
 
-	xrdma_post_lock(xprt);
+	spin_lock(&xprt->send_lock);
 	rc = xrdma_ep_live(xprt, &ep);
 	if (!rc) {
 		rc = ib_post_send(ep->id->qp, wr, NULL);
@@ -79,7 +79,7 @@ static int xrdma_post_wr_try(struct xrdma_xprt *xprt,
 		else
 			xrdma_wr_wait_posted(xprt, w);
 	}
-	xrdma_post_unlock(xprt);
+	spin_unlock(&xprt->send_lock);
 	return rc;
 }
 
@@ -331,7 +331,7 @@ static int xrdma_rdma_try(struct xrdma_xprt *xprt, struct xrdma_rdma_req *req)
 	struct ib_mr *ibmr;
 	int err;
 
-	xrdma_post_lock(xprt);
+	spin_lock(&xprt->send_lock);
 	err = xrdma_ep_live(xprt, &ep);
 	if (err)
 		goto out;
@@ -370,7 +370,7 @@ static int xrdma_rdma_try(struct xrdma_xprt *xprt, struct xrdma_rdma_req *req)
 	xprt->rdma_busy++;
 	xrdma_send_cq_arm(ep);
 out:
-	xrdma_post_unlock(xprt);
+	spin_unlock(&xprt->send_lock);
 	return err;
 }
 

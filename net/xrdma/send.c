@@ -335,9 +335,9 @@ static int xrdma_try_send_locked(struct xrdma_xprt *xprt,
 {
 	int rc;
 
-	xrdma_post_lock(xprt);
+	spin_lock(&xprt->send_lock);
 	rc = xrdma_try_send(xprt, out);
-	xrdma_post_unlock(xprt);
+	spin_unlock(&xprt->send_lock);
 	return rc;
 }
 

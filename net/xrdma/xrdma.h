@@ -757,40 +757,6 @@ static inline void xrdma_wake_senders(struct xrdma_xprt *xprt)
 }
 
 /**
- * xrdma_post_lock() - take the send lock to post on the send queue
- * @xprt: the transport
- *
- * Bottom halves stay off until xrdma_post_unlock().  A provider that
- * carries a post on in a tasklet (rxe schedules its requester from
- * ib_post_send()) then runs it when they come back on, here, after the
- * lock is dropped.  With them on, a tasklet scheduled from process
- * context wakes ksoftirqd: a wake-up and two context switches for every
- * Send, nearly a third of a 64 B message's time on rxe.  No bottom half
- * takes the send lock; this is for the post, not for the lock.
- *
- * Context: process context, interrupts on.
- */
-static inline void xrdma_post_lock(struct xrdma_xprt *xprt)
-	__acquires(&xprt->send_lock)
-{
-	spin_lock_bh(&xprt->send_lock);
-}
-
-/**
- * xrdma_post_unlock() - drop the send lock taken by xrdma_post_lock()
- * @xprt: the transport
- *
- * Runs what the post left to the bottom halves, if this turned them on.
- *
- * Context: as xrdma_post_lock(), which took the lock.
- */
-static inline void xrdma_post_unlock(struct xrdma_xprt *xprt)
-	__releases(&xprt->send_lock)
-{
-	spin_unlock_bh(&xprt->send_lock);
-}
-
-/**
  * xrdma_cq_xprt() - the transport whose connection a CQ is of
  * @ibcq: one of a connection's CQs, whose context is its struct xrdma_cq
  *
