@@ -970,6 +970,7 @@ bool xrdma_send_cq_ready_or_arm(struct xrdma_xprt *xprt, bool ready);
 void xrdma_send_cq_reap(struct xrdma_ep *ep);
 #if IS_ENABLED(CONFIG_KUNIT)
 bool xrdma_send_cq_wanted(struct xrdma_xprt *xprt, const struct xrdma_ep *ep);
+bool xrdma_send_cq_reap_due(struct xrdma_xprt *xprt);
 void xrdma_send_cq_prepare(struct xrdma_ep *ep, bool recheck);
 void xrdma_send_cq_watcher(struct work_struct *work);
 #endif

@@ -306,6 +306,18 @@ static void send_cq_watch_finds_unreported(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&t->ep.send_cq_watch));
 }
 
+/* Post @n Sends on the test's ring, the first of them signalled. */
+static void send_cq_test_sends(struct kunit *test, struct send_cq_test *t,
+			       unsigned int n)
+{
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, xrdma_ring_init(&t->xprt.ring, 16), 0);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_GE(test, xrdma_ring_get(&t->xprt.ring), 0);
+	t->xprt.unsignalled = n - 1;
+}
+
 /* Until the quiesce, an arm that finds a completion there has the work
  * item poll it.  After it neither such an arm nor an event queues the
  * work item, as late as rxe's tasklet may raise one; what is left in
@@ -331,6 +343,7 @@ static void send_cq_no_work_after_quiesce(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->nhandled, 1U);
 	KUNIT_EXPECT_EQ(test, t->narms, 2U);
 
+	send_cq_test_sends(test, t, 1);
 	xrdma_send_cq_reap(&t->ep);
 	KUNIT_EXPECT_EQ(test, t->nhandled, 2U);
 }
@@ -377,12 +390,53 @@ static void send_cq_reap_defers_to_poller(struct kunit *test)
 {
 	struct send_cq_test *t = send_cq_test_make(test);
 
+	send_cq_test_sends(test, t, 2);
 	t->queued = 2;
 	mutex_lock(&t->ep.send_cq.poll);
 	xrdma_send_cq_reap(&t->ep);
 	mutex_unlock(&t->ep.send_cq.poll);
 	KUNIT_EXPECT_EQ(test, t->nhandled, 0U);
 
+	xrdma_send_cq_reap(&t->ep);
+	KUNIT_EXPECT_EQ(test, t->nhandled, 2U);
+	KUNIT_EXPECT_EQ(test, t->narms, 0U);
+}
+
+static bool send_cq_test_reap_due(struct send_cq_test *t)
+{
+	bool due;
+
+	spin_lock(&t->xprt.send_lock);
+	due = xrdma_send_cq_reap_due(&t->xprt);
+	spin_unlock(&t->xprt.send_lock);
+	return due;
+}
+
+/* The reap polls only while a signalled Send is in the ring: the Sends
+ * after the last signalled one complete into nothing, and whatever
+ * else is in the CQ (here two completions of other WRs) is left to the
+ * work item their posters armed for.
+ */
+static void send_cq_reap_only_for_signalled_sends(struct kunit *test)
+{
+	struct send_cq_test *t = send_cq_test_make(test);
+
+	t->queued = 2;
+	KUNIT_ASSERT_EQ(test, xrdma_ring_init(&t->xprt.ring, 16), 0);
+	KUNIT_EXPECT_FALSE(test, send_cq_test_reap_due(t));
+	xrdma_send_cq_reap(&t->ep);
+	KUNIT_EXPECT_EQ(test, t->nhandled, 0U);
+
+	/* Three Sends, none of them signalled. */
+	send_cq_test_sends(test, t, 3);
+	t->xprt.unsignalled = 3;
+	KUNIT_EXPECT_FALSE(test, send_cq_test_reap_due(t));
+	xrdma_send_cq_reap(&t->ep);
+	KUNIT_EXPECT_EQ(test, t->nhandled, 0U);
+
+	/* The oldest of them signalled. */
+	t->xprt.unsignalled = 2;
+	KUNIT_EXPECT_TRUE(test, send_cq_test_reap_due(t));
 	xrdma_send_cq_reap(&t->ep);
 	KUNIT_EXPECT_EQ(test, t->nhandled, 2U);
 	KUNIT_EXPECT_EQ(test, t->narms, 0U);
@@ -399,6 +453,7 @@ static struct kunit_case send_cq_cases[] = {
 	KUNIT_CASE(send_cq_watch_finds_unreported),
 	KUNIT_CASE(send_cq_no_work_after_quiesce),
 	KUNIT_CASE(send_cq_reap_defers_to_poller),
+	KUNIT_CASE(send_cq_reap_only_for_signalled_sends),
 	{}
 };
 
