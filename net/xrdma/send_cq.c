@@ -29,9 +29,10 @@
  * came before the arm is polled at once.
  *
  * Otherwise completions wait in the CQ until the receive handler reaps
- * them (xrdma_send_cq_reap()), before it replenishes the receive queue
- * and hands the message up, whose answer then finds the slot and the
- * buffer of the previous Send free.  The CQ cannot overflow: each of
+ * them (xrdma_send_cq_reap(), which polls only while a signalled Send
+ * is in the ring), before it replenishes the receive queue and hands
+ * the message up, whose answer then finds the slot and the buffer of
+ * the previous Send free.  The CQ cannot overflow: each of
  * its entries holds a ring slot, an RDMA context or a waiter, which
  * only polling gives back, and the send queue it is sized for has room
  * for all of them (xrdma_sq_depth()).
@@ -237,9 +238,10 @@ EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_reap_due);
  * @ep: the connection
  *
  * Polls only when one may be there (xrdma_send_cq_reap_due()): on a
- * ping-pong, fifteen receives in sixteen find the CQ empty, and a poll
- * of an empty CQ costs as much as one that finds something.  Nothing
- * happens either if the work item is polling: it handles them.
+ * ping-pong, fifteen receives in sixteen would find the CQ empty, and
+ * an empty poll still takes the poll mutex, the driver's CQ lock and
+ * an indirect call.  Nothing happens either if the work item is
+ * polling: it handles them.
  *
  * Context: process context, no lock held (the handlers take the send
  * lock); the receive CQ's work item.
