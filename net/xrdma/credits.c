@@ -114,7 +114,8 @@ EXPORT_SYMBOL_IF_KUNIT(xrdma_credits_announce);
  * xrdma_credits_unannounced() - receives posted the peer does not know of
  * @cr: the credit state
  *
- * Context: under the send lock.
+ * Context: under the send lock, or for a snapshot (the receive path's
+ * xrdma_recv_credit_check()).
  * Return: the number; when it grows large and we have nothing to send,
  * a credit update keeps a one-way stream going.
  */

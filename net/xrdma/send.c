@@ -379,14 +379,26 @@ int xrdma_send_wait(struct xrdma_xprt *xprt, struct xrdma_out *out)
 	return rc == -EAGAIN ? -ETIMEDOUT : rc;
 }
 
-/* The largest Send, header room included, the peer takes now. */
+/**
+ * xrdma_send_limit_locked() - the largest Send the peer takes now
+ * @xprt: the transport
+ *
+ * Context: @xprt's send lock held.
+ * Return: the size, header room included.
+ */
+u32 xrdma_send_limit_locked(struct xrdma_xprt *xprt)
+{
+	lockdep_assert_held(&xprt->send_lock);
+	return xprt->ep ? xprt->ep->inline_send :
+			  xprt->opts.inline_size + XRDMA_HDR_MAX;
+}
+
 static u32 xrdma_send_limit(struct xrdma_xprt *xprt)
 {
 	u32 limit;
 
 	spin_lock(&xprt->send_lock);
-	limit = xprt->ep ? xprt->ep->inline_send :
-			   xprt->opts.inline_size + XRDMA_HDR_MAX;
+	limit = xrdma_send_limit_locked(xprt);
 	spin_unlock(&xprt->send_lock);
 	return limit;
 }
@@ -405,8 +417,14 @@ static int xrdma_send_msg(struct xrdma_xprt *xprt, const void *data,
 
 	if (len > XRDMA_MAX_SEND)
 		return -EMSGSIZE;
-	if (!xrdma_send_chunked(len, xrdma_send_limit(xprt)))
-		return xrdma_send_wait(xprt, &out);
+	/* Inline unless the peer takes less: the try tells (-EMSGSIZE),
+	 * under the send lock it takes anyway.
+	 */
+	if (len <= xprt->opts.inline_size) {
+		rc = xrdma_send_wait(xprt, &out);
+		if (rc != -EMSGSIZE)
+			return rc;
+	}
 	rc = xrdma_push_send(xprt, data, len, &out);
 	if (rc != -ENOENT)
 		return rc;
@@ -580,7 +598,7 @@ VISIBLE_IF_KUNIT bool xrdma_send_from_rx(struct xrdma_xprt *xprt,
 	if (!buf || data != xprt->rx_msg || len > xprt->rx_len)
 		return false;
 	return xrdma_pool_nfree(&xprt->reps) &&
-	       !xrdma_send_chunked(len, xrdma_send_limit(xprt));
+	       !xrdma_send_chunked(len, xprt->rx_limit);
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_send_from_rx);
 

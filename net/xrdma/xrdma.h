@@ -662,6 +662,8 @@ struct xrdma_ep {
  *	CQ's work item only, as @rx_msg and @rx_len)
  * @rx_msg: that message, as xrdma_ops.recv was given it
  * @rx_len: its length
+ * @rx_limit: the largest Send, header room included, the peer took when
+ *	that message came (xrdma_send_limit_locked())
  * @disconnect_work: runs the disconnect a forced disconnect asks for
  * @reconnect_work: the next reconnect attempt
  * @backoff_ms: delay before the next reconnect attempt
@@ -712,6 +714,7 @@ struct xrdma_xprt {
 	struct xrdma_buf *rx_buf;
 	const void *rx_msg;
 	u32 rx_len;
+	u32 rx_limit;
 	struct work_struct disconnect_work;
 	struct delayed_work reconnect_work;
 	unsigned int backoff_ms;
@@ -872,6 +875,7 @@ struct xrdma_out {
 int xrdma_sendctx_create(struct xrdma_xprt *xprt);
 void xrdma_sendctx_destroy(struct xrdma_xprt *xprt);
 void xrdma_sendctx_reset(struct xrdma_xprt *xprt);
+u32 xrdma_send_limit_locked(struct xrdma_xprt *xprt);
 #if IS_ENABLED(CONFIG_KUNIT)
 bool xrdma_send_signal(struct xrdma_xprt *xprt, u32 len, u32 signal_from);
 bool xrdma_send_from_rx(struct xrdma_xprt *xprt, const struct xrdma_buf *buf,
@@ -970,7 +974,7 @@ bool xrdma_send_cq_ready_or_arm(struct xrdma_xprt *xprt, bool ready);
 void xrdma_send_cq_reap(struct xrdma_ep *ep);
 #if IS_ENABLED(CONFIG_KUNIT)
 bool xrdma_send_cq_wanted(struct xrdma_xprt *xprt, const struct xrdma_ep *ep);
-bool xrdma_send_cq_reap_due(struct xrdma_xprt *xprt);
+bool xrdma_send_cq_reap_due(const struct xrdma_xprt *xprt);
 void xrdma_send_cq_prepare(struct xrdma_ep *ep, bool recheck);
 void xrdma_send_cq_watcher(struct work_struct *work);
 #endif

@@ -402,16 +402,6 @@ static void send_cq_reap_defers_to_poller(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->narms, 0U);
 }
 
-static bool send_cq_test_reap_due(struct send_cq_test *t)
-{
-	bool due;
-
-	spin_lock(&t->xprt.send_lock);
-	due = xrdma_send_cq_reap_due(&t->xprt);
-	spin_unlock(&t->xprt.send_lock);
-	return due;
-}
-
 /* The reap polls only while a signalled Send is in the ring: the Sends
  * after the last signalled one complete into nothing, and whatever
  * else is in the CQ (here two completions of other WRs) is left to the
@@ -423,20 +413,20 @@ static void send_cq_reap_only_for_signalled_sends(struct kunit *test)
 
 	t->queued = 2;
 	KUNIT_ASSERT_EQ(test, xrdma_ring_init(&t->xprt.ring, 16), 0);
-	KUNIT_EXPECT_FALSE(test, send_cq_test_reap_due(t));
+	KUNIT_EXPECT_FALSE(test, xrdma_send_cq_reap_due(&t->xprt));
 	xrdma_send_cq_reap(&t->ep);
 	KUNIT_EXPECT_EQ(test, t->nhandled, 0U);
 
 	/* Three Sends, none of them signalled. */
 	send_cq_test_sends(test, t, 3);
 	t->xprt.unsignalled = 3;
-	KUNIT_EXPECT_FALSE(test, send_cq_test_reap_due(t));
+	KUNIT_EXPECT_FALSE(test, xrdma_send_cq_reap_due(&t->xprt));
 	xrdma_send_cq_reap(&t->ep);
 	KUNIT_EXPECT_EQ(test, t->nhandled, 0U);
 
 	/* The oldest of them signalled. */
 	t->xprt.unsignalled = 2;
-	KUNIT_EXPECT_TRUE(test, send_cq_test_reap_due(t));
+	KUNIT_EXPECT_TRUE(test, xrdma_send_cq_reap_due(&t->xprt));
 	xrdma_send_cq_reap(&t->ep);
 	KUNIT_EXPECT_EQ(test, t->nhandled, 2U);
 	KUNIT_EXPECT_EQ(test, t->narms, 0U);

@@ -132,6 +132,7 @@ static void pool_send_from_rx(struct kunit *test)
 	xprt->rx_buf = buf;
 	xprt->rx_msg = msg;
 	xprt->rx_len = 100;
+	xprt->rx_limit = 1024 + XRDMA_HDR_MAX;
 	KUNIT_EXPECT_TRUE(test, xrdma_send_from_rx(xprt, buf, msg, 100));
 	KUNIT_EXPECT_TRUE(test, xrdma_send_from_rx(xprt, buf, msg, 1));
 	KUNIT_EXPECT_FALSE(test, xrdma_send_from_rx(xprt, buf, msg, 101));
