@@ -279,7 +279,7 @@ static int xrdma_try_send(struct xrdma_xprt *xprt, const struct xrdma_out *out)
 	struct xrdma_msg msg = {};
 	struct xrdma_buf *buf;
 	struct xrdma_ep *ep;
-	bool inv, imm;
+	bool inv, imm, lent;
 	int slot, rc;
 	__be32 hdr;
 	u32 rkey;
@@ -312,13 +312,17 @@ static int xrdma_try_send(struct xrdma_xprt *xprt, const struct xrdma_out *out)
 	imm = xrdma_send_fill(xprt, ep, buf, out, &msg);
 	inv = xrdma_send_inv_key(ep, out, &msg, &rkey);
 	hdr = xrdma_hdr_encode_imm(&msg);
-	/* Before the post: its completion may put the buffer back. */
-	if (out->buf)
+	/* Before the post: its completion may put the buffer back.  Only
+	 * a request buffer is lent (xrdma_send_buf_get()); a reply buffer
+	 * sent on is the receive's.
+	 */
+	lent = out->buf && buf->pool == &xprt->reqs;
+	if (lent)
 		xrdma_pool_mark_lent(buf->pool, buf, false);
 	rc = xrdma_send_post(xprt, ep, buf, slot, inv ? &rkey : NULL,
 			     imm ? &hdr : NULL, out->push);
 	if (rc) {
-		if (out->buf)
+		if (lent)
 			xrdma_pool_mark_lent(buf->pool, buf, true);
 		if (out->push)
 			xrdma_push_unprep(ep, out->push);
