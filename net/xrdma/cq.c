@@ -19,9 +19,12 @@
  *    shows it the completion or orders the completing side's read after
  *    the arm.
  *
- * Polling runs under @poll, so handlers never run twice at once, as
- * they never do on one work item; others only try it
- * (xrdma_cq_try_poll()).
+ * Handlers never run twice at once: the work item never runs on two
+ * CPUs at once, and a CQ that others poll too (XRDMA_CQ_SHARED, the
+ * send CQ) is polled under @poll, which the others only try
+ * (xrdma_cq_try_poll()).  The receive CQ, polled by its work item
+ * alone, saves the mutex: on a debug kernel a lock is a call into
+ * lockdep, twice a message on siw.
  *
  * The CQ's context is the struct xrdma_cq, so a handler finds its
  * transport with xrdma_cq_xprt(): a connection lets go of its transport
@@ -100,6 +103,8 @@ static int xrdma_cq_poll(struct xrdma_cq *cq, int budget)
 {
 	int n;
 
+	if (!cq->shared)
+		return ib_process_cq_direct(cq->ib, budget);
 	mutex_lock(&cq->poll);
 	n = ib_process_cq_direct(cq->ib, budget);
 	mutex_unlock(&cq->poll);
@@ -112,7 +117,8 @@ static int xrdma_cq_poll(struct xrdma_cq *cq, int budget)
  *
  * Whoever polls already handles them.
  *
- * Context: process context, no lock the handlers take.
+ * Context: process context, no lock the handlers take; @cq is
+ * XRDMA_CQ_SHARED.
  * Return: how many completions there were, or -EBUSY.
  */
 int xrdma_cq_try_poll(struct xrdma_cq *cq)
@@ -187,7 +193,8 @@ EXPORT_SYMBOL_IF_KUNIT(xrdma_cq_event);
  * @rearm: after a poll, arms the CQ if its owner still wants events and
  *	says how (XRDMA_CQ_IDLE if not); NULL to arm it always
  * @flags: XRDMA_CQ_BOUND to poll on the CPU of the event,
- *	XRDMA_CQ_RECHECK if the device's arm may miss a completion
+ *	XRDMA_CQ_RECHECK if the device's arm may miss a completion,
+ *	XRDMA_CQ_SHARED if others than the work item poll it
  *
  * Context: process context.
  */
@@ -204,6 +211,7 @@ void xrdma_cq_prepare(struct xrdma_cq *cq, struct xrdma_ep *ep,
 	spin_lock_init(&cq->lock);
 	cq->off = false;
 	cq->recheck = flags & XRDMA_CQ_RECHECK;
+	cq->shared = flags & XRDMA_CQ_SHARED;
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_cq_prepare);
 

@@ -270,7 +270,7 @@ VISIBLE_IF_KUNIT void xrdma_send_cq_prepare(struct xrdma_ep *ep,
 					    bool recheck)
 {
 	xrdma_cq_prepare(&ep->send_cq, ep, xrdma_send_cq_rearm,
-			 recheck ? XRDMA_CQ_RECHECK : 0);
+			 XRDMA_CQ_SHARED | (recheck ? XRDMA_CQ_RECHECK : 0));
 	INIT_DELAYED_WORK(&ep->send_cq_watch, xrdma_send_cq_watcher);
 }
 EXPORT_SYMBOL_IF_KUNIT(xrdma_send_cq_prepare);

@@ -550,6 +550,7 @@ enum xrdma_cq_armed {
 /* xrdma_cq_prepare()'s flags */
 #define XRDMA_CQ_BOUND		BIT(0)	/* polled on the CPU of the event */
 #define XRDMA_CQ_RECHECK	BIT(1)	/* an arm may miss a completion */
+#define XRDMA_CQ_SHARED		BIT(2)	/* polled by others too */
 
 /**
  * struct xrdma_cq - a connection's CQ, polled by a work item of ours
@@ -558,11 +559,12 @@ enum xrdma_cq_armed {
  * @rearm: arms again after a poll, if the owner wants; NULL: always
  * @wq: where @work runs
  * @work: handles the completions after an event
- * @poll: held while completions are handled
+ * @poll: held while completions are handled, on a CQ others poll too
  * @lock: protects @off; taken by events
  * @off: set by the quiesce: events queue no work
  * @recheck: an arm may miss a completion (siw): poll once more after
  *	one that reported none
+ * @shared: others than @work poll it (xrdma_cq_try_poll())
  *
  * See cq.c.
  */
@@ -576,6 +578,7 @@ struct xrdma_cq {
 	spinlock_t lock;	/* @off */
 	bool off;
 	bool recheck;
+	bool shared;
 };
 
 /**
