@@ -271,7 +271,8 @@ static void cma_api_timers_only_for_rc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EINVAL, rdma_set_min_rnr_timer(rc, 32));
 	KUNIT_EXPECT_EQ(test, -EINVAL, rdma_set_ack_timeout(ud, 14));
 	KUNIT_EXPECT_EQ(test, -EINVAL, rdma_set_min_rnr_timer(ud, 1));
-	KUNIT_EXPECT_EQ(test, cma_service_id(RDMA_PS_TCP, 0),
+	/* 6.1's wire format: the TCP port space's prefix, port 0. */
+	KUNIT_EXPECT_EQ(test, cpu_to_be64(0x0000000001060000ULL),
 			rdma_get_service_id(rc, (struct sockaddr *)
 					    &rc->route.addr.src_addr));
 	rdma_destroy_id(rc);
