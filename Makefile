@@ -45,7 +45,9 @@ CM_CACHE ?= /var/cache/rdma-cm
 # drivers/infiniband/core/abi/exports.c). A full build tree links its
 # source as "source"; for Debian's headers it is linux-source-6.1 as
 # scripts/test-kernel --source extracts it, or, failing that, the
-# headers taken from the linux-source-6.1 tarball into .ksrc/.
+# headers taken from the linux-source-6.1 tarball into .ksrc/. A source
+# of another release than KDIR's may give other CRCs: make install and
+# DKMS's build check them (check-built).
 core_priv = drivers/infiniband/core/core_priv.h
 KSRC_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
 ksrc_trees = $(KDIR)/source $(KDIR) $(sort $(wildcard $(CM_CACHE)/linux-source-*))
