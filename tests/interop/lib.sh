@@ -42,7 +42,7 @@ interop_build() {
 
 	kdir=$(scripts/test-kernel --dir) || die "no test kernel: make test-kernel"
 	log "building the modules against $kdir/build"
-	make KDIR="$kdir/build" > "$1/build.log" 2>&1 ||
+	make KDIR="$kdir/build" TESTS=1 > "$1/build.log" 2>&1 ||
 		die "build failed: $1/build.log"
 }
 
