@@ -26,6 +26,16 @@
 
 static int cma_ib_handler(struct ib_cm_id *ib, const struct ib_cm_event *ev);
 
+/*
+ * Ask the peer to wait longer for our answer: the consumer has yet to
+ * give it (for rdma_ucm's ids, user space, which can take a while).
+ */
+static int cma_ib_send_mra(struct cma_id *cid)
+{
+	trace_cm_send_mra(cid);
+	return CMA_CALL(ib_send_cm_mra(cid->ib, CMA_CM_MRA_SETTING, NULL, 0));
+}
+
 /**
  * cma_ib_connect - send a REQ for an id
  * @cid: the id, in CONNECT, its route resolved
@@ -75,8 +85,8 @@ int cma_ib_connect(struct cma_id *cid, const struct rdma_conn_param *param)
 
 	/* Set before sending: the reply may come before we return. */
 	cid->ib = ib;
+	trace_cm_send_req(cid);
 	ret = CMA_CALL(ib_send_cm_req(ib, &req));
-	trace_cm_send(cid->handle, "REQ", ret);
 	if (ret) {
 		cid->ib = NULL;
 		ib_destroy_cm_id(ib);
@@ -90,10 +100,9 @@ out:
 static void cma_ib_reject_locally(struct cma_id *cid)
 {
 	cma_qp_to_err(cid);
-	trace_cm_send(cid->handle, "REJ",
-		      CMA_CALL(ib_send_cm_rej(cid->ib,
-					      IB_CM_REJ_CONSUMER_DEFINED,
-					      NULL, 0, NULL, 0)));
+	trace_cm_send_rej(cid);
+	CMA_CALL(ib_send_cm_rej(cid->ib, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
+				NULL, 0));
 }
 
 /**
@@ -115,8 +124,8 @@ int cma_ib_complete_connect(struct cma_id *cid)
 	if (!ret)
 		ret = cma_qp_to_rts(cid, NULL);
 	if (!ret) {
+		trace_cm_send_rtu(cid);
 		ret = CMA_CALL(ib_send_cm_rtu(cid->ib, NULL, 0));
-		trace_cm_send(cid->handle, "RTU", ret);
 	}
 	if (ret)
 		cma_ib_reject_locally(cid);
@@ -158,8 +167,8 @@ int cma_ib_accept(struct cma_id *cid, const struct rdma_conn_param *param)
 	rep.srq = cid->srq;
 	rep.ece.vendor_id = cid->ece.vendor_id;
 	rep.ece.attr_mod = cid->ece.attr_mod;
+	trace_cm_send_rep(cid);
 	ret = CMA_CALL(ib_send_cm_rep(cid->ib, &rep));
-	trace_cm_send(cid->handle, "REP", ret);
 	if (!ret)
 		cid->rep_sent = true;
 	return ret;
@@ -573,9 +582,7 @@ static int cma_req_deliver(struct cma_id *listener, const struct cma_req *req,
 	/* Not accepted yet: ask the peer to give the consumer time. */
 	if (req->qp_type != IB_QPT_UD && !child->rep_sent &&
 	    cma_state(child) == RDMA_CM_CONNECT)
-		trace_cm_send(child->handle, "MRA",
-			      CMA_CALL(ib_send_cm_mra(ib, CMA_CM_MRA_SETTING,
-						      NULL, 0)));
+		cma_ib_send_mra(child);
 	mutex_unlock(&child->handler_mutex);
 out:
 	mutex_unlock(&listener->handler_mutex);
@@ -600,6 +607,7 @@ static int cma_ib_req_handler(struct ib_cm_id *ib,
 		ret = -EINVAL;
 		goto out;
 	}
+	trace_cm_req_handler(listener, ev->event);
 	/* As in-box, an AF_IB listener sees IP requests raw, header and all. */
 	if (cma_src_addr(listener)->sa_family == AF_IB &&
 	    req.dst.ss_family != AF_IB)

@@ -66,7 +66,6 @@ int cma_iw_connect(struct cma_id *cid, const struct rdma_conn_param *param)
 	if (!ret) {
 		cma_iw_param(&iwp, cid, param);
 		ret = CMA_CALL(iw_cm_connect(iw, &iwp));
-		trace_cm_send(cid->handle, "MPA request", ret);
 	}
 	if (ret) {
 		cid->iw = NULL;
@@ -93,9 +92,7 @@ int cma_iw_accept(struct cma_id *cid, const struct rdma_conn_param *param)
 	if (ret)
 		return ret;
 	cma_iw_param(&iwp, cid, param);
-	ret = CMA_CALL(iw_cm_accept(cid->iw, &iwp));
-	trace_cm_send(cid->handle, "MPA reply", ret);
-	return ret;
+	return CMA_CALL(iw_cm_accept(cid->iw, &iwp));
 }
 
 /* The CM event of an iw_cm event on a connection, or false for none. */

@@ -12,6 +12,7 @@
 #include <rdma/rdma_cm_ib.h>
 
 #include "cma_priv.h"
+#include "cma_trace.h"
 
 /* The attributes of INIT for an id with no connection yet, or for UD. */
 static int cma_ib_init_attr(struct cma_id *cid, struct ib_qp_attr *attr,
@@ -165,6 +166,7 @@ int rdma_create_qp(struct rdma_cm_id *id, struct ib_pd *pd,
 	cid->qp_num = qp->qp_num;
 	cid->srq = !!qp->srq;
 out:
+	trace_cm_qp_create(cid, pd, qp_init_attr, ret);
 	mutex_unlock(&cid->qp_mutex);
 	return ret;
 }
@@ -179,6 +181,7 @@ void rdma_destroy_qp(struct rdma_cm_id *id)
 {
 	struct cma_id *cid = to_cma_id(id);
 
+	trace_cm_qp_destroy(cid);
 	mutex_lock(&cid->qp_mutex);
 	if (id->qp)
 		ib_destroy_qp(id->qp);
