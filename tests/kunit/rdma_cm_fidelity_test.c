@@ -14,12 +14,142 @@
 
 #include "cma_test.h"
 
+/* rdma_set_ack_timeout(): RC and XRC initiators, the senders, only. */
+static void fid_ack_timeout_qp_types(struct kunit *test)
+{
+	static const struct {
+		enum rdma_ucm_port_space ps;
+		enum ib_qp_type type;
+		int ack, rnr;
+	} cases[] = {
+		{ RDMA_PS_TCP, IB_QPT_RC, 0, 0 },
+		{ RDMA_PS_TCP, IB_QPT_XRC_INI, 0, -EINVAL },
+		{ RDMA_PS_TCP, IB_QPT_XRC_TGT, -EINVAL, 0 },
+		{ RDMA_PS_TCP, IB_QPT_UC, -EINVAL, -EINVAL },
+		{ RDMA_PS_UDP, IB_QPT_UD, -EINVAL, -EINVAL },
+	};
+	struct cma_test_consumer c;
+	struct rdma_cm_id *id;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		id = cma_test_new_id(test, &c, cases[i].ps, cases[i].type);
+		KUNIT_EXPECT_EQ_MSG(test, cases[i].ack,
+				    rdma_set_ack_timeout(id, 14),
+				    "QP type %d", cases[i].type);
+		KUNIT_EXPECT_EQ_MSG(test, cases[i].rnr,
+				    rdma_set_min_rnr_timer(id, 12),
+				    "QP type %d", cases[i].type);
+		rdma_destroy_id(id);
+	}
+}
+
+/**
+ * struct fid_setter - a consumer's setter, run on another thread
+ * @work: runs @set on @id
+ * @done: completed once @set returned
+ * @id: the id
+ * @set: the setter
+ */
+struct fid_setter {
+	struct work_struct work;
+	struct completion done;
+	struct rdma_cm_id *id;
+	void (*set)(struct rdma_cm_id *id);
+};
+
+static void fid_setter_work(struct work_struct *work)
+{
+	struct fid_setter *s = container_of(work, struct fid_setter, work);
+
+	s->set(s->id);
+	complete(&s->done);
+}
+
+/*
+ * Wait until the setter either returned or sleeps on @m; true for the
+ * latter. It is polled: nothing tells when a task joins a mutex's queue.
+ * The poll sleeps, so that a waiter spinning on us as the owner gives
+ * up and queues.
+ */
+static bool fid_waits_on(struct fid_setter *s, struct mutex *m)
+{
+	unsigned long end = jiffies + 10 * HZ;
+
+	while (time_before(jiffies, end)) {
+		if (completion_done(&s->done))
+			return false;
+		if (!list_empty(&m->wait_list))
+			return true;
+		usleep_range(1000, 2000);
+	}
+	return false;
+}
+
+static void fid_set_ack_timeout(struct rdma_cm_id *id)
+{
+	rdma_set_ack_timeout(id, 14);
+}
+
+static void fid_set_min_rnr_timer(struct rdma_cm_id *id)
+{
+	rdma_set_min_rnr_timer(id, 12);
+}
+
+static void fid_set_service_type(struct rdma_cm_id *id)
+{
+	rdma_set_service_type(id, 0x20);
+}
+
+/* The setter must wait while the CM holds the QP mutex, then write. */
+static void fid_check_setter(struct kunit *test,
+			     void (*set)(struct rdma_cm_id *id),
+			     const char *name)
+{
+	struct cma_test_consumer c;
+	struct fid_setter s = { .set = set };
+	struct cma_id *cid;
+
+	s.id = cma_test_new_id(test, &c, RDMA_PS_TCP, IB_QPT_RC);
+	cid = to_cma_id(s.id);
+	INIT_WORK_ONSTACK(&s.work, fid_setter_work);
+	init_completion(&s.done);
+
+	mutex_lock(&cid->qp_mutex);
+	queue_work(system_unbound_wq, &s.work);
+	KUNIT_EXPECT_TRUE_MSG(test, fid_waits_on(&s, &cid->qp_mutex),
+			      "%s wrote without the QP mutex", name);
+	mutex_unlock(&cid->qp_mutex);
+	KUNIT_EXPECT_TRUE(test, cma_test_wait(&s.done));
+	flush_work(&s.work);
+	destroy_work_on_stack(&s.work);
+	rdma_destroy_id(s.id);
+}
+
+static void fid_setters_take_qp_mutex(struct kunit *test)
+{
+	fid_check_setter(test, fid_set_ack_timeout, "rdma_set_ack_timeout");
+	fid_check_setter(test, fid_set_min_rnr_timer, "rdma_set_min_rnr_timer");
+	fid_check_setter(test, fid_set_service_type, "rdma_set_service_type");
+}
+
 static struct sockaddr_in fid_addr4(u32 addr, u16 port)
 {
 	return (struct sockaddr_in){ .sin_family = AF_INET,
 				     .sin_port = htons(port),
 				     .sin_addr.s_addr = htonl(addr) };
 }
+
+static struct kunit_case fid_cases[] = {
+	KUNIT_CASE(fid_ack_timeout_qp_types),
+	KUNIT_CASE(fid_setters_take_qp_mutex),
+	{}
+};
+
+static struct kunit_suite fid_suite = {
+	.name = "rdma_cm_fidelity",
+	.test_cases = fid_cases,
+};
 
 /* An id as far as the CM header cares: its addresses. */
 static struct cma_id *fid_hdr_id(struct kunit *test)
@@ -77,4 +207,4 @@ static struct kunit_suite fid_hdr_suite = {
 	.test_cases = fid_hdr_cases,
 };
 
-kunit_test_suite(fid_hdr_suite);
+kunit_test_suites(&fid_suite, &fid_hdr_suite);

@@ -18,8 +18,11 @@ static int cma_iw_handler(struct iw_cm_id *iw, struct iw_cm_event *ev);
 
 static void cma_iw_set_tos(struct cma_id *cid, struct iw_cm_id *iw)
 {
+	/* Written under the QP mutex: read the pair as one. */
+	mutex_lock(&cid->qp_mutex);
 	iw->tos = cid->tos;
 	iw->tos_set = cid->tos_set;
+	mutex_unlock(&cid->qp_mutex);
 }
 
 static void cma_iw_param(struct iw_cm_conn_param *iwp, struct cma_id *cid,
