@@ -205,6 +205,12 @@ static bool cma_ib_event(struct cma_id *cid, const struct ib_cm_event *ev,
 		event->status = -ETIMEDOUT;
 		return true;
 	case IB_CM_REP_RECEIVED:
+		/*
+		 * As in-box, on every REP: an id without a QP of ours
+		 * answers with the RTU only once its consumer accepts.
+		 */
+		if (cid->id.qp_type != IB_QPT_UD)
+			cma_ib_send_mra(cid);
 		if (cid->id.qp) {
 			event->status = cma_ib_complete_connect(cid);
 			event->event = event->status ?
