@@ -133,6 +133,167 @@ static void fid_setters_take_qp_mutex(struct kunit *test)
 	fid_check_setter(test, fid_set_service_type, "rdma_set_service_type");
 }
 
+/* A path record to tell apart by its destination LID. */
+static struct sa_path_rec fid_path(u32 flags, u32 dlid)
+{
+	struct sa_path_rec rec = { .rec_type = SA_PATH_REC_TYPE_IB,
+				   .flags = flags };
+
+	sa_path_set_dlid(&rec, dlid);
+	return rec;
+}
+
+/* The path records of ibacm's answers: the primary and each direction. */
+static void fid_path_sort(struct kunit *test)
+{
+	struct sa_path_rec recs[] = {
+		fid_path(IB_PATH_INBOUND, 10),
+		fid_path(IB_PATH_GMP | IB_PATH_PRIMARY | IB_PATH_BIDIRECTIONAL,
+			 11),
+		fid_path(IB_PATH_OUTBOUND, 12),
+	};
+	struct cma_paths paths;
+
+	cma_path_sort(recs, ARRAY_SIZE(recs), &paths);
+	KUNIT_EXPECT_PTR_EQ(test, &recs[1], paths.primary);
+	KUNIT_EXPECT_PTR_EQ(test, &recs[0], paths.inbound);
+	KUNIT_EXPECT_PTR_EQ(test, &recs[2], paths.outbound);
+
+	/* The SA's own answer: one record, no flags. */
+	recs[0].flags = 0;
+	cma_path_sort(recs, 1, &paths);
+	KUNIT_EXPECT_PTR_EQ(test, &recs[0], paths.primary);
+	KUNIT_EXPECT_NULL(test, paths.inbound);
+	KUNIT_EXPECT_NULL(test, paths.outbound);
+}
+
+/* A backend whose queries never answer: the test answers for it. */
+static int fid_no_query(struct cma_id *cid, struct sa_path_rec *rec,
+			ib_sa_comp_mask mask, unsigned long timeout_ms)
+{
+	return 0;
+}
+
+static void fid_no_cancel(struct cma_id *cid)
+{
+}
+
+static const struct cma_path_ops fid_path_ops = {
+	.query	= fid_no_query,
+	.cancel	= fid_no_cancel,
+};
+
+/* An id with a path query in flight, on rxe0 in the guest (or skipped). */
+static struct rdma_cm_id *fid_querying_id(struct kunit *test,
+					  struct cma_test_consumer *c)
+{
+	struct rdma_cm_id *id = cma_test_bound_id(test, c, RDMA_PS_TCP,
+						  IB_QPT_RC);
+	struct cma_id *cid = to_cma_id(id);
+
+	KUNIT_ASSERT_TRUE(test, cma_transition(cid, RDMA_CM_ADDR_BOUND,
+					       RDMA_CM_ADDR_QUERY));
+	KUNIT_ASSERT_TRUE(test, cma_transition(cid, RDMA_CM_ADDR_QUERY,
+					       RDMA_CM_ADDR_RESOLVED));
+	KUNIT_ASSERT_TRUE(test, cma_transition(cid, RDMA_CM_ADDR_RESOLVED,
+					       RDMA_CM_ROUTE_QUERY));
+	KUNIT_ASSERT_EQ(test, 0, cma_path_query(cid, 1000));
+	return id;
+}
+
+static u32 fid_dlid(struct sa_path_rec *rec)
+{
+	return rec ? be32_to_cpu(sa_path_get_dlid(rec)) : 0;
+}
+
+/* The route keeps the SA's inbound and outbound paths; a REQ sends them. */
+static void fid_route_inbound_outbound(struct kunit *test)
+{
+	struct sa_path_rec recs[] = {
+		fid_path(IB_PATH_INBOUND, 10),
+		fid_path(IB_PATH_GMP | IB_PATH_PRIMARY | IB_PATH_BIDIRECTIONAL,
+			 11),
+		fid_path(IB_PATH_OUTBOUND, 12),
+	};
+	struct cma_test_consumer c;
+	struct rdma_cm_id *id;
+
+	cma_set_path_ops(&fid_path_ops);
+	id = fid_querying_id(test, &c);
+	cma_path_done_recs(to_cma_id(id), 0, recs, ARRAY_SIZE(recs));
+	KUNIT_EXPECT_EQ(test, RDMA_CM_EVENT_ROUTE_RESOLVED, c.event.event);
+	KUNIT_EXPECT_EQ(test, 11U, fid_dlid(id->route.path_rec));
+	KUNIT_EXPECT_EQ(test, 1U, id->route.num_pri_alt_paths);
+	KUNIT_EXPECT_EQ(test, 10U, fid_dlid(id->route.path_rec_inbound));
+	KUNIT_EXPECT_EQ(test, 12U, fid_dlid(id->route.path_rec_outbound));
+
+	/* Without a primary path there is no route, as in-box means. */
+	KUNIT_ASSERT_TRUE(test, cma_transition(to_cma_id(id),
+					       RDMA_CM_ROUTE_RESOLVED,
+					       RDMA_CM_ADDR_RESOLVED));
+	KUNIT_ASSERT_TRUE(test, cma_transition(to_cma_id(id),
+					       RDMA_CM_ADDR_RESOLVED,
+					       RDMA_CM_ROUTE_QUERY));
+	KUNIT_ASSERT_EQ(test, 0, cma_path_query(to_cma_id(id), 1000));
+	cma_path_done_recs(to_cma_id(id), 0, recs, 1);
+	KUNIT_EXPECT_EQ(test, RDMA_CM_EVENT_ROUTE_ERROR, c.event.event);
+	KUNIT_EXPECT_EQ(test, -EINVAL, c.event.status);
+	rdma_destroy_id(id);
+	cma_set_path_ops(NULL);
+}
+
+/* The active side's REQ: primary, alternate, inbound and outbound. */
+static void fid_req_paths(struct kunit *test)
+{
+	struct sa_path_rec paths[2] = { fid_path(0, 1), fid_path(0, 2) };
+	struct sa_path_rec in = fid_path(IB_PATH_INBOUND, 3);
+	struct sa_path_rec out = fid_path(IB_PATH_OUTBOUND, 4);
+	struct rdma_route route = { .path_rec = paths,
+				    .path_rec_inbound = &in,
+				    .path_rec_outbound = &out,
+				    .num_pri_alt_paths = 2 };
+	struct ib_cm_req_param req = {};
+
+	cma_ib_req_paths(&req, &route);
+	KUNIT_EXPECT_PTR_EQ(test, &paths[0], req.primary_path);
+	KUNIT_EXPECT_PTR_EQ(test, &paths[1], req.alternate_path);
+	KUNIT_EXPECT_PTR_EQ(test, &in, req.primary_path_inbound);
+	KUNIT_EXPECT_PTR_EQ(test, &out, req.primary_path_outbound);
+
+	memset(&req, 0, sizeof(req));
+	route.num_pri_alt_paths = 1;
+	route.path_rec_inbound = NULL;
+	route.path_rec_outbound = NULL;
+	cma_ib_req_paths(&req, &route);
+	KUNIT_EXPECT_PTR_EQ(test, &paths[0], req.primary_path);
+	KUNIT_EXPECT_NULL(test, req.alternate_path);
+	KUNIT_EXPECT_NULL(test, req.primary_path_inbound);
+	KUNIT_EXPECT_NULL(test, req.primary_path_outbound);
+}
+
+/* The passive side's route: the REQ's alternate path too. */
+static void fid_req_route_alternate(struct kunit *test)
+{
+	struct sa_path_rec primary = fid_path(0, 5), alt = fid_path(0, 6);
+	struct rdma_route route = {};
+	union ib_gid dgid;
+
+	primary.dgid.raw[15] = 0x42;
+	KUNIT_ASSERT_EQ(test, 0, cma_req_route(&route, &primary, &alt));
+	KUNIT_EXPECT_EQ(test, 2U, route.num_pri_alt_paths);
+	KUNIT_EXPECT_EQ(test, 5U, fid_dlid(&route.path_rec[0]));
+	if (route.num_pri_alt_paths == 2)
+		KUNIT_EXPECT_EQ(test, 6U, fid_dlid(&route.path_rec[1]));
+	rdma_addr_get_dgid(&route.addr.dev_addr, &dgid);
+	KUNIT_EXPECT_EQ(test, 0x42, dgid.raw[15]);
+	kfree(route.path_rec);
+
+	memset(&route, 0, sizeof(route));
+	KUNIT_ASSERT_EQ(test, 0, cma_req_route(&route, &primary, NULL));
+	KUNIT_EXPECT_EQ(test, 1U, route.num_pri_alt_paths);
+	kfree(route.path_rec);
+}
+
 static struct sockaddr_in fid_addr4(u32 addr, u16 port)
 {
 	return (struct sockaddr_in){ .sin_family = AF_INET,
@@ -143,11 +304,22 @@ static struct sockaddr_in fid_addr4(u32 addr, u16 port)
 static struct kunit_case fid_cases[] = {
 	KUNIT_CASE(fid_ack_timeout_qp_types),
 	KUNIT_CASE(fid_setters_take_qp_mutex),
+	KUNIT_CASE(fid_path_sort),
+	KUNIT_CASE(fid_route_inbound_outbound),
+	KUNIT_CASE(fid_req_paths),
+	KUNIT_CASE(fid_req_route_alternate),
 	{}
 };
 
+/* A test that skipped or failed may have left its path backend. */
+static void fid_exit(struct kunit *test)
+{
+	cma_set_path_ops(NULL);
+}
+
 static struct kunit_suite fid_suite = {
 	.name = "rdma_cm_fidelity",
+	.exit = fid_exit,
 	.test_cases = fid_cases,
 };
 

@@ -37,6 +37,25 @@ static int cma_ib_send_mra(struct cma_id *cid)
 }
 
 /**
+ * cma_ib_req_paths - the paths a REQ offers, from the route
+ * @req: the REQ's parameters
+ * @route: the active id's route: its primary path, the alternate one if
+ *	num_pri_alt_paths is 2, and the inbound and outbound paths of the
+ *	primary the SA gave (NULL when none)
+ *
+ * Context: any.
+ */
+void cma_ib_req_paths(struct ib_cm_req_param *req, struct rdma_route *route)
+{
+	req->primary_path = &route->path_rec[0];
+	req->primary_path_inbound = route->path_rec_inbound;
+	req->primary_path_outbound = route->path_rec_outbound;
+	if (route->num_pri_alt_paths == 2)
+		req->alternate_path = &route->path_rec[1];
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ib_req_paths);
+
+/**
  * cma_ib_connect - send a REQ for an id
  * @cid: the id, in CONNECT, its route resolved
  * @param: the consumer's connection parameters
@@ -65,7 +84,7 @@ int cma_ib_connect(struct cma_id *cid, const struct rdma_conn_param *param)
 		goto out;
 
 	req.private_data = pdata;
-	req.primary_path = &route->path_rec[0];
+	cma_ib_req_paths(&req, route);
 	req.ppath_sgid_attr = route->addr.dev_addr.sgid_attr;
 	req.service_id = cma_addr_service_id(cid->id.ps, cma_dst_addr(cid));
 	req.qp_num = cid->qp_num;
@@ -301,6 +320,7 @@ static struct net *cma_req_net(const struct ib_gid_attr *attr)
  * @device_port: the device port it arrived on
  * @sgid_attr: the GID it was sent to (RoCE), or NULL
  * @path: its path (REQ only; NULL for a SIDR REQ)
+ * @alt_path: its alternate path, or NULL
  * @qp_type: RC or UC for a REQ, UD for a SIDR REQ
  */
 struct cma_req {
@@ -313,6 +333,7 @@ struct cma_req {
 	u32 device_port;
 	const struct ib_gid_attr *sgid_attr;
 	const struct sa_path_rec *path;
+	const struct sa_path_rec *alt_path;
 	enum ib_qp_type qp_type;
 };
 
@@ -346,6 +367,7 @@ static int cma_req_origin(struct cma_req *req, const struct ib_cm_event *ev,
 		req->device_port = rq->port;
 		req->sgid_attr = rq->ppath_sgid_attr;
 		req->path = rq->primary_path;
+		req->alt_path = rq->alternate_path;
 		req->qp_type = rq->qp_type;
 		return 0;
 	case IB_CM_SIDR_REQ_RECEIVED:
@@ -450,19 +472,37 @@ static void cma_copy_l2(struct rdma_dev_addr *dev_addr,
 	dev_addr->bound_dev_if = ndev->ifindex;
 }
 
-/* A REQ's path, for the passive id's route; a SIDR REQ has none. */
-static int cma_req_route(struct rdma_route *route, const struct cma_req *req)
+/**
+ * cma_req_route - a REQ's paths, for the passive id's route
+ * @route: the passive id's route, without paths yet
+ * @primary: the REQ's primary path, or NULL (a SIDR REQ has none)
+ * @alt: its alternate path, or NULL
+ *
+ * As in-box, the route gets both: path_rec[0] the primary, path_rec[1]
+ * the alternate when there is one (num_pri_alt_paths says which).
+ *
+ * Context: process context; may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int cma_req_route(struct rdma_route *route, const struct sa_path_rec *primary,
+		  const struct sa_path_rec *alt)
 {
-	if (!req->path)
+	int n = alt ? 2 : 1;
+
+	if (!primary)
 		return 0;
-	route->path_rec = CMA_ALLOC(kmemdup(req->path, sizeof(*req->path),
-					    GFP_KERNEL));
+	route->path_rec = CMA_ALLOC(kmalloc_array(n, sizeof(*primary),
+						  GFP_KERNEL));
 	if (!route->path_rec)
 		return -ENOMEM;
-	route->num_pri_alt_paths = 1;
+	route->path_rec[0] = *primary;
+	if (alt)
+		route->path_rec[1] = *alt;
+	route->num_pri_alt_paths = n;
 	rdma_addr_set_dgid(&route->addr.dev_addr, &route->path_rec->dgid);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_req_route);
 
 /*
  * An AF_IB request's id: our GID and P_Key are those of its address. On
@@ -511,7 +551,7 @@ static struct cma_id *cma_req_child(struct cma_id *listener,
 	if (req->dst.ss_family == AF_IB)
 		cma_ib_child_dev_addr(&route->addr.dev_addr,
 				      (const struct sockaddr_ib *)&req->dst);
-	ret = cma_req_route(route, req);
+	ret = cma_req_route(route, req->path, req->alt_path);
 	if (!ret)
 		ret = cma_attach_dev(cid, ib->device, req->device_port,
 				     req->sgid_attr);

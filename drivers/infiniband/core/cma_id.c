@@ -229,6 +229,8 @@ static void cma_id_release(struct cma_id *cid)
 	wait_for_completion(&cid->released);
 
 	kfree(cid->id.route.path_rec);
+	kfree(cid->id.route.path_rec_inbound);
+	kfree(cid->id.route.path_rec_outbound);
 	kfree(cid->service_recs);
 	put_net(cma_id_net(cid));
 	kmem_cache_free(cma_id_cache, cid);
