@@ -301,6 +301,54 @@ static struct sockaddr_in fid_addr4(u32 addr, u16 port)
 				     .sin_addr.s_addr = htonl(addr) };
 }
 
+/*
+ * A port in use: -EADDRINUSE at the same address, -EADDRNOTAVAIL where a
+ * wildcard is in the way, as in-box (cma_check_port()).
+ */
+static void fid_bind_errnos(struct kunit *test)
+{
+	struct cma_test_consumer c, c2;
+	struct rdma_cm_id *x, *y;
+	struct sockaddr_in a;
+	u16 port;
+
+	x = cma_test_bound_id(test, &c, RDMA_PS_TCP, IB_QPT_RC);
+	port = cma_addr_port((struct sockaddr *)&x->route.addr.src_addr);
+	y = cma_test_new_id(test, &c2, RDMA_PS_TCP, IB_QPT_RC);
+	a = fid_addr4(0x0a000001, port);
+	KUNIT_EXPECT_EQ(test, -EADDRINUSE,
+			rdma_bind_addr(y, (struct sockaddr *)&a));
+	a = fid_addr4(0, port);
+	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL,
+			rdma_bind_addr(y, (struct sockaddr *)&a));
+	rdma_destroy_id(y);
+	rdma_destroy_id(x);
+}
+
+/*
+ * rdma_listen() turns reuseaddr off, as in-box: an id with reuseaddr that
+ * could share the port before cannot once the first listens.
+ */
+static void fid_listen_clears_reuseaddr(struct kunit *test)
+{
+	struct cma_test_consumer c, c2;
+	struct rdma_cm_id *x, *y;
+	struct sockaddr_in a = fid_addr4(0, 0);
+
+	x = cma_test_new_id(test, &c, RDMA_PS_TCP, IB_QPT_RC);
+	y = cma_test_new_id(test, &c2, RDMA_PS_TCP, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, 0, rdma_set_reuseaddr(x, 1));
+	KUNIT_ASSERT_EQ(test, 0, rdma_set_reuseaddr(y, 1));
+	KUNIT_ASSERT_EQ(test, 0, rdma_bind_addr(x, (struct sockaddr *)&a));
+	a.sin_port = htons(cma_addr_port((struct sockaddr *)
+					 &x->route.addr.src_addr));
+	KUNIT_ASSERT_EQ(test, 0, rdma_listen(x, 1));
+	KUNIT_EXPECT_EQ(test, -EADDRNOTAVAIL,
+			rdma_bind_addr(y, (struct sockaddr *)&a));
+	rdma_destroy_id(y);
+	rdma_destroy_id(x);
+}
+
 static struct kunit_case fid_cases[] = {
 	KUNIT_CASE(fid_ack_timeout_qp_types),
 	KUNIT_CASE(fid_setters_take_qp_mutex),
@@ -308,6 +356,8 @@ static struct kunit_case fid_cases[] = {
 	KUNIT_CASE(fid_route_inbound_outbound),
 	KUNIT_CASE(fid_req_paths),
 	KUNIT_CASE(fid_req_route_alternate),
+	KUNIT_CASE(fid_bind_errnos),
+	KUNIT_CASE(fid_listen_clears_reuseaddr),
 	{}
 };
 
