@@ -58,8 +58,9 @@ static int cma_bind_device(struct cma_id *cid)
  * Context: process context; may sleep. Takes cma_lock.
  * Return: 0 with @cid in ADDR_BOUND; otherwise an error with @cid back
  * in IDLE and nothing held: -EINVAL if @cid is not IDLE or the address is
- * malformed, -EAFNOSUPPORT, -EADDRNOTAVAIL if no device has the address,
- * and the errors of the port allocation.
+ * malformed, -EAFNOSUPPORT, -EADDRNOTAVAIL if no interface has the
+ * address, -ENODEV if no RDMA device port has it, and the errors of the
+ * port allocation.
  */
 int cma_bind(struct cma_id *cid, const struct sockaddr *src,
 	     const struct sockaddr *dst)
@@ -108,7 +109,7 @@ err_state:
 	memset(&cid->id.route.addr.src_addr, 0, sizeof(struct sockaddr_storage));
 	memset(&cid->id.route.addr.dst_addr, 0, sizeof(struct sockaddr_storage));
 	cma_transition(cid, RDMA_CM_ADDR_BOUND, RDMA_CM_IDLE);
-	return ret == -ENODEV ? -EADDRNOTAVAIL : ret;
+	return ret;
 }
 
 /**
@@ -138,10 +139,11 @@ void cma_unbind(struct cma_id *cid)
  * Context: process context; may sleep.
  * Return: 0, or -EINVAL (wrong state, malformed address), -EAFNOSUPPORT,
  * -EPROTONOSUPPORT (an AF_IB service ID outside the id's port spaces),
- * -EADDRNOTAVAIL (no RDMA device has the address, or no port is free),
- * -EADDRINUSE (the port is taken; in-box answers -EADDRNOTAVAIL when
- * either side is a wildcard), -EACCES (a port below 1024 without
- * CAP_NET_BIND_SERVICE).
+ * -EADDRNOTAVAIL (no interface has the address, the port is taken and
+ * either address is a wildcard, or no port is free), -ENODEV (no RDMA
+ * device port has the address), -EADDRINUSE (the port is taken at the
+ * same address), -EACCES (a port below 1024 without
+ * CAP_NET_BIND_SERVICE): the in-box module's answers.
  */
 int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 {

@@ -223,23 +223,18 @@ int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 		u8 private_data_len, u8 reason)
 {
 	struct cma_id *cid = to_cma_id(id);
-	int ret;
 
-	if (cid->iw) {
-		ret = CMA_CALL(iw_cm_reject(cid->iw, private_data,
-					    private_data_len));
-		trace_cm_send(cid->handle, "MPA reject", ret);
-		return ret;
-	}
+	if (cid->iw)
+		return CMA_CALL(iw_cm_reject(cid->iw, private_data,
+					     private_data_len));
 	if (cid->ib && !cma_is_connected_qp(id))
 		return cma_sidr_reply(cid, IB_SIDR_REJECT, 0, private_data,
 				      private_data_len);
 	if (!cid->ib || private_data_len > IB_CM_REJ_PRIVATE_DATA_SIZE)
 		return -EINVAL;
-	ret = CMA_CALL(ib_send_cm_rej(cid->ib, reason, NULL, 0, private_data,
-				      private_data_len));
-	trace_cm_send(cid->handle, "REJ", ret);
-	return ret;
+	trace_cm_send_rej(cid);
+	return CMA_CALL(ib_send_cm_rej(cid->ib, reason, NULL, 0, private_data,
+				       private_data_len));
 }
 
 /**
@@ -267,12 +262,12 @@ int rdma_disconnect(struct rdma_cm_id *id)
 	ret = cma_qp_to_err(cid);
 	if (ret)
 		return ret;
+	trace_cm_disconnect(cid);
 	/* A DREQ fails if the peer's came first: then answer it. */
-	ret = CMA_CALL(ib_send_cm_dreq(cid->ib, NULL, 0));
-	trace_cm_send(cid->handle, "DREQ", ret);
-	if (ret)
-		trace_cm_send(cid->handle, "DREP",
-			      CMA_CALL(ib_send_cm_drep(cid->ib, NULL, 0)));
+	if (!CMA_CALL(ib_send_cm_dreq(cid->ib, NULL, 0)))
+		trace_cm_sent_dreq(cid);
+	else if (!CMA_CALL(ib_send_cm_drep(cid->ib, NULL, 0)))
+		trace_cm_sent_drep(cid);
 	return 0;
 }
 

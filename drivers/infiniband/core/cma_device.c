@@ -13,6 +13,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "cma_priv.h"
+#include "cma_trace.h"
 
 /* Under cma_lock. */
 LIST_HEAD(cma_devices);
@@ -65,6 +66,7 @@ static int cma_add_device(struct ib_device *device)
 	refcount_set(&cma_dev->refcount, 1);
 	init_completion(&cma_dev->released);
 	ib_set_client_data(device, &cma_client, cma_dev);
+	trace_cm_add_one(device);
 
 	mutex_lock(&cma_lock);
 	list_add_tail(&cma_dev->list, &cma_devices);
@@ -122,6 +124,7 @@ static void cma_remove_device(struct ib_device *device, void *client_data)
 	struct cma_device *cma_dev = client_data;
 	LIST_HEAD(dead);
 
+	trace_cm_remove_one(device);
 	mutex_lock(&cma_lock);
 	list_del(&cma_dev->list);
 	cma_listen_device_removed(cma_dev, &dead);
@@ -303,6 +306,7 @@ static void cma_attach(struct cma_id *cid, struct cma_device *cma_dev,
 	cid->id.port_num = port;
 	cid->id.route.addr.dev_addr.sgid_attr = sgid_attr;
 	list_add_tail(&cid->device_entry, &cma_dev->ids);
+	trace_cm_id_attach(cid, cma_dev->device);
 }
 
 /**

@@ -26,9 +26,9 @@ int cma_deliver(struct cma_id *cid, struct rdma_cm_event *event)
 	int ret;
 
 	lockdep_assert_held(&cid->handler_mutex);
-	trace_cm_event_handler(cid->handle, event, 0);
+	trace_cm_event_handler(cid, event);
 	ret = cid->id.event_handler(&cid->id, event);
-	trace_cm_event_done(cid->handle, event, ret);
+	trace_cm_event_done(cid, event, ret);
 	return ret;
 }
 

@@ -110,6 +110,7 @@ EXPORT_SYMBOL_IF_KUNIT(cma_hdr_len);
  *	AF_IB), then the consumer's data
  * @cid: the id, its addresses resolved
  * @param: the consumer's parameters; their private data follows the header
+ *	(NULL private data with a length: that many zero bytes)
  * @room: how much private data the request carries at most
  * @len: set to the length of the result
  *
@@ -139,7 +140,8 @@ void *cma_hdr_with_data(struct cma_id *cid,
 			return ERR_PTR(ret);
 		}
 	}
-	if (param->private_data_len)
+	/* No data but a length: that many zeros go, as in-box. */
+	if (param->private_data && param->private_data_len)
 		memcpy(buf + hdr_len, param->private_data,
 		       param->private_data_len);
 	return buf;

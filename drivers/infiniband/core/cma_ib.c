@@ -26,6 +26,35 @@
 
 static int cma_ib_handler(struct ib_cm_id *ib, const struct ib_cm_event *ev);
 
+/*
+ * Ask the peer to wait longer for our answer: the consumer has yet to
+ * give it (for rdma_ucm's ids, user space, which can take a while).
+ */
+static int cma_ib_send_mra(struct cma_id *cid)
+{
+	trace_cm_send_mra(cid);
+	return CMA_CALL(ib_send_cm_mra(cid->ib, CMA_CM_MRA_SETTING, NULL, 0));
+}
+
+/**
+ * cma_ib_req_paths - the paths a REQ offers, from the route
+ * @req: the REQ's parameters
+ * @route: the active id's route: its primary path, the alternate one if
+ *	num_pri_alt_paths is 2, and the inbound and outbound paths of the
+ *	primary the SA gave (NULL when none)
+ *
+ * Context: any.
+ */
+void cma_ib_req_paths(struct ib_cm_req_param *req, struct rdma_route *route)
+{
+	req->primary_path = &route->path_rec[0];
+	req->primary_path_inbound = route->path_rec_inbound;
+	req->primary_path_outbound = route->path_rec_outbound;
+	if (route->num_pri_alt_paths == 2)
+		req->alternate_path = &route->path_rec[1];
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_ib_req_paths);
+
 /**
  * cma_ib_connect - send a REQ for an id
  * @cid: the id, in CONNECT, its route resolved
@@ -55,7 +84,7 @@ int cma_ib_connect(struct cma_id *cid, const struct rdma_conn_param *param)
 		goto out;
 
 	req.private_data = pdata;
-	req.primary_path = &route->path_rec[0];
+	cma_ib_req_paths(&req, route);
 	req.ppath_sgid_attr = route->addr.dev_addr.sgid_attr;
 	req.service_id = cma_addr_service_id(cid->id.ps, cma_dst_addr(cid));
 	req.qp_num = cid->qp_num;
@@ -75,8 +104,8 @@ int cma_ib_connect(struct cma_id *cid, const struct rdma_conn_param *param)
 
 	/* Set before sending: the reply may come before we return. */
 	cid->ib = ib;
+	trace_cm_send_req(cid);
 	ret = CMA_CALL(ib_send_cm_req(ib, &req));
-	trace_cm_send(cid->handle, "REQ", ret);
 	if (ret) {
 		cid->ib = NULL;
 		ib_destroy_cm_id(ib);
@@ -90,10 +119,9 @@ out:
 static void cma_ib_reject_locally(struct cma_id *cid)
 {
 	cma_qp_to_err(cid);
-	trace_cm_send(cid->handle, "REJ",
-		      CMA_CALL(ib_send_cm_rej(cid->ib,
-					      IB_CM_REJ_CONSUMER_DEFINED,
-					      NULL, 0, NULL, 0)));
+	trace_cm_send_rej(cid);
+	CMA_CALL(ib_send_cm_rej(cid->ib, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
+				NULL, 0));
 }
 
 /**
@@ -115,8 +143,8 @@ int cma_ib_complete_connect(struct cma_id *cid)
 	if (!ret)
 		ret = cma_qp_to_rts(cid, NULL);
 	if (!ret) {
+		trace_cm_send_rtu(cid);
 		ret = CMA_CALL(ib_send_cm_rtu(cid->ib, NULL, 0));
-		trace_cm_send(cid->handle, "RTU", ret);
 	}
 	if (ret)
 		cma_ib_reject_locally(cid);
@@ -158,8 +186,8 @@ int cma_ib_accept(struct cma_id *cid, const struct rdma_conn_param *param)
 	rep.srq = cid->srq;
 	rep.ece.vendor_id = cid->ece.vendor_id;
 	rep.ece.attr_mod = cid->ece.attr_mod;
+	trace_cm_send_rep(cid);
 	ret = CMA_CALL(ib_send_cm_rep(cid->ib, &rep));
-	trace_cm_send(cid->handle, "REP", ret);
 	if (!ret)
 		cid->rep_sent = true;
 	return ret;
@@ -196,6 +224,12 @@ static bool cma_ib_event(struct cma_id *cid, const struct ib_cm_event *ev,
 		event->status = -ETIMEDOUT;
 		return true;
 	case IB_CM_REP_RECEIVED:
+		/*
+		 * As in-box, on every REP: an id without a QP of ours
+		 * answers with the RTU only once its consumer accepts.
+		 */
+		if (cid->id.qp_type != IB_QPT_UD)
+			cma_ib_send_mra(cid);
 		if (cid->id.qp) {
 			event->status = cma_ib_complete_connect(cid);
 			event->event = event->status ?
@@ -286,6 +320,7 @@ static struct net *cma_req_net(const struct ib_gid_attr *attr)
  * @device_port: the device port it arrived on
  * @sgid_attr: the GID it was sent to (RoCE), or NULL
  * @path: its path (REQ only; NULL for a SIDR REQ)
+ * @alt_path: its alternate path, or NULL
  * @qp_type: RC or UC for a REQ, UD for a SIDR REQ
  */
 struct cma_req {
@@ -298,6 +333,7 @@ struct cma_req {
 	u32 device_port;
 	const struct ib_gid_attr *sgid_attr;
 	const struct sa_path_rec *path;
+	const struct sa_path_rec *alt_path;
 	enum ib_qp_type qp_type;
 };
 
@@ -331,6 +367,7 @@ static int cma_req_origin(struct cma_req *req, const struct ib_cm_event *ev,
 		req->device_port = rq->port;
 		req->sgid_attr = rq->ppath_sgid_attr;
 		req->path = rq->primary_path;
+		req->alt_path = rq->alternate_path;
 		req->qp_type = rq->qp_type;
 		return 0;
 	case IB_CM_SIDR_REQ_RECEIVED:
@@ -435,19 +472,37 @@ static void cma_copy_l2(struct rdma_dev_addr *dev_addr,
 	dev_addr->bound_dev_if = ndev->ifindex;
 }
 
-/* A REQ's path, for the passive id's route; a SIDR REQ has none. */
-static int cma_req_route(struct rdma_route *route, const struct cma_req *req)
+/**
+ * cma_req_route - a REQ's paths, for the passive id's route
+ * @route: the passive id's route, without paths yet
+ * @primary: the REQ's primary path, or NULL (a SIDR REQ has none)
+ * @alt: its alternate path, or NULL
+ *
+ * As in-box, the route gets both: path_rec[0] the primary, path_rec[1]
+ * the alternate when there is one (num_pri_alt_paths says which).
+ *
+ * Context: process context; may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int cma_req_route(struct rdma_route *route, const struct sa_path_rec *primary,
+		  const struct sa_path_rec *alt)
 {
-	if (!req->path)
+	int n = alt ? 2 : 1;
+
+	if (!primary)
 		return 0;
-	route->path_rec = CMA_ALLOC(kmemdup(req->path, sizeof(*req->path),
-					    GFP_KERNEL));
+	route->path_rec = CMA_ALLOC(kmalloc_array(n, sizeof(*primary),
+						  GFP_KERNEL));
 	if (!route->path_rec)
 		return -ENOMEM;
-	route->num_pri_alt_paths = 1;
+	route->path_rec[0] = *primary;
+	if (alt)
+		route->path_rec[1] = *alt;
+	route->num_pri_alt_paths = n;
 	rdma_addr_set_dgid(&route->addr.dev_addr, &route->path_rec->dgid);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_req_route);
 
 /*
  * An AF_IB request's id: our GID and P_Key are those of its address. On
@@ -496,7 +551,7 @@ static struct cma_id *cma_req_child(struct cma_id *listener,
 	if (req->dst.ss_family == AF_IB)
 		cma_ib_child_dev_addr(&route->addr.dev_addr,
 				      (const struct sockaddr_ib *)&req->dst);
-	ret = cma_req_route(route, req);
+	ret = cma_req_route(route, req->path, req->alt_path);
 	if (!ret)
 		ret = cma_attach_dev(cid, ib->device, req->device_port,
 				     req->sgid_attr);
@@ -573,9 +628,7 @@ static int cma_req_deliver(struct cma_id *listener, const struct cma_req *req,
 	/* Not accepted yet: ask the peer to give the consumer time. */
 	if (req->qp_type != IB_QPT_UD && !child->rep_sent &&
 	    cma_state(child) == RDMA_CM_CONNECT)
-		trace_cm_send(child->handle, "MRA",
-			      CMA_CALL(ib_send_cm_mra(ib, CMA_CM_MRA_SETTING,
-						      NULL, 0)));
+		cma_ib_send_mra(child);
 	mutex_unlock(&child->handler_mutex);
 out:
 	mutex_unlock(&listener->handler_mutex);
@@ -600,6 +653,7 @@ static int cma_ib_req_handler(struct ib_cm_id *ib,
 		ret = -EINVAL;
 		goto out;
 	}
+	trace_cm_req_handler(listener, ev->event);
 	/* As in-box, an AF_IB listener sees IP requests raw, header and all. */
 	if (cma_src_addr(listener)->sa_family == AF_IB &&
 	    req.dst.ss_family != AF_IB)

@@ -107,7 +107,7 @@ struct cma_id *cma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 		kmem_cache_free(cma_id_cache, cid);
 		return ERR_PTR(ret);
 	}
-	trace_cm_id_create(cid->handle, cid->owner);
+	trace_cm_id_create(cid);
 	return cid;
 }
 
@@ -223,12 +223,14 @@ static void cma_id_release(struct cma_id *cid)
 		iw_destroy_cm_id(cid->iw);
 	cma_unbind(cid);
 
-	trace_cm_id_destroy(cid->handle, cid->owner);
+	trace_cm_id_destroy(cid);
 	xa_erase(&cma_ids, cid->handle);
 	cma_id_put(cid);
 	wait_for_completion(&cid->released);
 
 	kfree(cid->id.route.path_rec);
+	kfree(cid->id.route.path_rec_inbound);
+	kfree(cid->id.route.path_rec_outbound);
 	kfree(cid->service_recs);
 	put_net(cma_id_net(cid));
 	kmem_cache_free(cma_id_cache, cid);

@@ -18,8 +18,11 @@ static int cma_iw_handler(struct iw_cm_id *iw, struct iw_cm_event *ev);
 
 static void cma_iw_set_tos(struct cma_id *cid, struct iw_cm_id *iw)
 {
+	/* Written under the QP mutex: read the pair as one. */
+	mutex_lock(&cid->qp_mutex);
 	iw->tos = cid->tos;
 	iw->tos_set = cid->tos_set;
+	mutex_unlock(&cid->qp_mutex);
 }
 
 static void cma_iw_param(struct iw_cm_conn_param *iwp, struct cma_id *cid,
@@ -66,7 +69,6 @@ int cma_iw_connect(struct cma_id *cid, const struct rdma_conn_param *param)
 	if (!ret) {
 		cma_iw_param(&iwp, cid, param);
 		ret = CMA_CALL(iw_cm_connect(iw, &iwp));
-		trace_cm_send(cid->handle, "MPA request", ret);
 	}
 	if (ret) {
 		cid->iw = NULL;
@@ -93,9 +95,7 @@ int cma_iw_accept(struct cma_id *cid, const struct rdma_conn_param *param)
 	if (ret)
 		return ret;
 	cma_iw_param(&iwp, cid, param);
-	ret = CMA_CALL(iw_cm_accept(cid->iw, &iwp));
-	trace_cm_send(cid->handle, "MPA reply", ret);
-	return ret;
+	return CMA_CALL(iw_cm_accept(cid->iw, &iwp));
 }
 
 /* The CM event of an iw_cm event on a connection, or false for none. */

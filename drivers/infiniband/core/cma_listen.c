@@ -209,8 +209,9 @@ out:
  * handler mutex, which nests inside @id's.
  *
  * Context: process context; may sleep.
- * Return: 0, -EINVAL in another state, -EADDRINUSE if @id shares its
- * address through reuseaddr, or the error of the IB CM.
+ * Return: 0, -EINVAL in another state, -EADDRNOTAVAIL or -EADDRINUSE
+ * (as for binding) if @id shares its port through reuseaddr, or the
+ * error of the IB CM.
  */
 int rdma_listen(struct rdma_cm_id *id, int backlog)
 {

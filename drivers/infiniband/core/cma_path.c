@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_sa.h>
+#include <rdma/ib_user_sa.h>
 
 #include "cma_priv.h"
 
@@ -30,7 +31,7 @@ static void cma_sa_path_answer(int status, struct sa_path_rec *rec,
 
 	if (!status && num_prs < 1)
 		status = -ENOENT;
-	cma_path_done(cid, status, status ? NULL : rec);
+	cma_path_done_recs(cid, status, rec, status ? 0 : num_prs);
 }
 
 static int cma_sa_path_query(struct cma_id *cid, struct sa_path_rec *rec,
@@ -124,28 +125,86 @@ ib_sa_comp_mask cma_path_request(struct rdma_dev_addr *dev_addr,
 EXPORT_SYMBOL_IF_KUNIT(cma_path_request);
 
 /**
- * cma_path_done - the end of an id's path record query
+ * cma_path_sort - what each path of an SA answer is for
+ * @recs: the answer's records
+ * @n: how many
+ * @paths: the primary path (a record with no flags, or IB_PATH_GMP), and
+ *	the inbound and outbound ones (IB_PATH_INBOUND, IB_PATH_OUTBOUND,
+ *	which ibacm's answers through ib_sa may carry); NULL where none.
+ *	Of two records for one purpose the later wins, as in-box.
+ *
+ * Context: any.
+ */
+void cma_path_sort(const struct sa_path_rec *recs, int n,
+		   struct cma_paths *paths)
+{
+	int i;
+
+	memset(paths, 0, sizeof(*paths));
+	for (i = 0; i < n; i++) {
+		if (!recs[i].flags || (recs[i].flags & IB_PATH_GMP))
+			paths->primary = &recs[i];
+		else if (recs[i].flags & IB_PATH_INBOUND)
+			paths->inbound = &recs[i];
+		else if (recs[i].flags & IB_PATH_OUTBOUND)
+			paths->outbound = &recs[i];
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_path_sort);
+
+/* A copy of a path the route may go without; NULL for none. */
+static struct sa_path_rec *cma_path_dup(const struct sa_path_rec *rec)
+{
+	return rec ? kmemdup(rec, sizeof(*rec), GFP_KERNEL) : NULL;
+}
+
+/* Replace the route's paths with @path and the SA's extra @paths. */
+static void cma_path_set(struct rdma_route *route, struct sa_path_rec *path,
+			 struct sa_path_rec *in, struct sa_path_rec *out)
+{
+	kfree(route->path_rec);
+	route->path_rec = path;
+	route->num_pri_alt_paths = 1;
+	kfree(route->path_rec_inbound);
+	route->path_rec_inbound = in;
+	kfree(route->path_rec_outbound);
+	route->path_rec_outbound = out;
+}
+
+/**
+ * cma_path_done_recs - the end of an id's path record query
  * @cid: the id; the query's reference on it is dropped here
  * @status: 0, or why there is no path (-EINTR when cancelled)
- * @rec: the path when @status is 0, copied
+ * @recs: the SA's answer when @status is 0 (see cma_path_sort()), copied
+ * @n: how many records
  *
- * Delivers ROUTE_RESOLVED or ROUTE_ERROR, unless the id left ROUTE_QUERY
- * (it is being destroyed).
+ * Delivers ROUTE_RESOLVED with the route's primary path and, when the
+ * answer had them, its inbound and outbound paths (which the REQ then
+ * carries), or ROUTE_ERROR (-EINVAL for an answer without a primary
+ * path), unless the id left ROUTE_QUERY (it is being destroyed).
  *
  * Context: process context (ib_sa's answer or cancellation); takes the
  * id's handler mutex.
  */
-void cma_path_done(struct cma_id *cid, int status, struct sa_path_rec *rec)
+void cma_path_done_recs(struct cma_id *cid, int status,
+			const struct sa_path_rec *recs, int n)
 {
 	struct rdma_cm_event event = { .event = RDMA_CM_EVENT_ROUTE_RESOLVED };
-	struct rdma_route *route = &cid->id.route;
-	struct sa_path_rec *path = NULL;
+	struct sa_path_rec *path = NULL, *in = NULL, *out = NULL;
+	struct cma_paths paths;
 
 	WRITE_ONCE(cid->path_query_pending, false);
+	cma_path_sort(recs, status ? 0 : n, &paths);
+	if (!status && !paths.primary)
+		status = -EINVAL;
 	if (!status) {
-		path = CMA_ALLOC(kmemdup(rec, sizeof(*rec), GFP_KERNEL));
+		path = CMA_ALLOC(kmemdup(paths.primary, sizeof(*path),
+					 GFP_KERNEL));
 		if (!path)
 			status = -ENOMEM;
+		/* As in-box, the route goes on without one it cannot copy. */
+		in = cma_path_dup(paths.inbound);
+		out = cma_path_dup(paths.outbound);
 	}
 
 	mutex_lock(&cid->handler_mutex);
@@ -154,18 +213,36 @@ void cma_path_done(struct cma_id *cid, int status, struct sa_path_rec *rec)
 				     RDMA_CM_ROUTE_RESOLVED)) {
 		mutex_unlock(&cid->handler_mutex);
 		kfree(path);
+		kfree(in);
+		kfree(out);
 		cma_id_put(cid);
 		return;
 	}
 	if (status) {
 		event.event = RDMA_CM_EVENT_ROUTE_ERROR;
 		event.status = status;
+		kfree(in);
+		kfree(out);
 	} else {
-		kfree(route->path_rec);
-		route->path_rec = path;
-		route->num_pri_alt_paths = 1;
+		cma_path_set(&cid->id.route, path, in, out);
 	}
 	cma_deliver_put_unlock(cid, &event);
+}
+EXPORT_SYMBOL_IF_KUNIT(cma_path_done_recs);
+
+/**
+ * cma_path_done - the end of an id's path record query, with one path
+ * @cid: the id; the query's reference on it is dropped here
+ * @status: 0, or why there is no path (-EINTR when cancelled)
+ * @rec: the path when @status is 0, copied
+ *
+ * As cma_path_done_recs() with one record.
+ *
+ * Context: as cma_path_done_recs().
+ */
+void cma_path_done(struct cma_id *cid, int status, struct sa_path_rec *rec)
+{
+	cma_path_done_recs(cid, status, rec, rec ? 1 : 0);
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_path_done);
 

@@ -178,7 +178,9 @@ static int cma_port_create(struct cma_id *cid, u16 num)
  * May @cid share @port, which it asked for by number, with the ids that
  * own it? As for sockets: not if either side is a wildcard or both have
  * the same address, unless both set reuseaddr or the families differ on
- * ids that are afonly.
+ * ids that are afonly. The answers are in-box's, which user space sees:
+ * -EADDRNOTAVAIL when a wildcard is in the way, -EADDRINUSE for the same
+ * address.
  */
 static int cma_port_check_explicit(struct cma_port *port, struct cma_id *cid,
 				   bool reuseaddr)
@@ -194,9 +196,9 @@ static int cma_port_check_explicit(struct cma_port *port, struct cma_id *cid,
 		if (cid->afonly && other->afonly &&
 		    addr->sa_family != other_addr->sa_family)
 			continue;
-		/* In-box says -EADDRNOTAVAIL for a wildcard; sockets don't. */
-		if (cma_addr_any(addr) || cma_addr_any(other_addr) ||
-		    cma_addr_equal(addr, other_addr))
+		if (cma_addr_any(addr) || cma_addr_any(other_addr))
+			return -EADDRNOTAVAIL;
+		if (cma_addr_equal(addr, other_addr))
 			return -EADDRINUSE;
 	}
 	return 0;
@@ -287,9 +289,10 @@ static int cma_port_bind_explicit(struct cma_id *cid, u16 num)
  *
  * Context: process context, cma_lock held.
  * Return: 0 with the port written into @cid's source address,
- * -EADDRINUSE when the port asked for is taken, -EADDRNOTAVAIL when no
- * ephemeral port is left, -EACCES for a
- * privileged port without CAP_NET_BIND_SERVICE, -ENOMEM.
+ * -EADDRINUSE when the port asked for is taken at the same address,
+ * -EADDRNOTAVAIL when it is taken and either address is a wildcard or
+ * when no ephemeral port is left, -EACCES for a privileged port without
+ * CAP_NET_BIND_SERVICE, -ENOMEM.
  */
 int cma_port_bind(struct cma_id *cid)
 {
@@ -330,7 +333,7 @@ void cma_port_release(struct cma_id *cid)
  * reuseaddr were off and turn it off on success.
  *
  * Context: process context, cma_lock held.
- * Return: 0 or -EADDRINUSE.
+ * Return: 0, or -EADDRNOTAVAIL or -EADDRINUSE as for binding.
  */
 int cma_port_claim_for_listen(struct cma_id *cid)
 {

@@ -332,6 +332,9 @@ int cma_ib_accept(struct cma_id *cid, const struct rdma_conn_param *param);
 int cma_ib_complete_connect(struct cma_id *cid);
 int cma_ib_listen(struct cma_id *cid, struct ib_device *device,
 		  struct ib_cm_id **cm_id);
+void cma_ib_req_paths(struct ib_cm_req_param *req, struct rdma_route *route);
+int cma_req_route(struct rdma_route *route, const struct sa_path_rec *primary,
+		  const struct sa_path_rec *alt);
 
 /* cma_sidr.c */
 int cma_set_qkey(struct cma_id *cid, u32 qkey);
@@ -478,6 +481,23 @@ ib_sa_comp_mask cma_path_request(struct rdma_dev_addr *dev_addr,
 				 enum rdma_ucm_port_space ps, u8 tos,
 				 struct sa_path_rec *rec);
 void cma_path_done(struct cma_id *cid, int status, struct sa_path_rec *rec);
+
+/**
+ * struct cma_paths - the paths of an SA answer, by purpose
+ * @primary: the path the connection takes
+ * @inbound: the primary path's inbound direction, or NULL
+ * @outbound: its outbound direction, or NULL
+ */
+struct cma_paths {
+	const struct sa_path_rec *primary;
+	const struct sa_path_rec *inbound;
+	const struct sa_path_rec *outbound;
+};
+
+void cma_path_sort(const struct sa_path_rec *recs, int n,
+		   struct cma_paths *paths);
+void cma_path_done_recs(struct cma_id *cid, int status,
+			const struct sa_path_rec *recs, int n);
 int cma_path_query(struct cma_id *cid, unsigned long timeout_ms);
 void cma_cancel_path_query(struct cma_id *cid);
 extern struct ib_sa_client cma_sa_client;

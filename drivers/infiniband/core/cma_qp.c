@@ -12,6 +12,7 @@
 #include <rdma/rdma_cm_ib.h>
 
 #include "cma_priv.h"
+#include "cma_trace.h"
 
 /* The attributes of INIT for an id with no connection yet, or for UD. */
 static int cma_ib_init_attr(struct cma_id *cid, struct ib_qp_attr *attr,
@@ -165,6 +166,7 @@ int rdma_create_qp(struct rdma_cm_id *id, struct ib_pd *pd,
 	cid->qp_num = qp->qp_num;
 	cid->srq = !!qp->srq;
 out:
+	trace_cm_qp_create(cid, pd, qp_init_attr, ret);
 	mutex_unlock(&cid->qp_mutex);
 	return ret;
 }
@@ -179,6 +181,7 @@ void rdma_destroy_qp(struct rdma_cm_id *id)
 {
 	struct cma_id *cid = to_cma_id(id);
 
+	trace_cm_qp_destroy(cid);
 	mutex_lock(&cid->qp_mutex);
 	if (id->qp)
 		ib_destroy_qp(id->qp);
@@ -265,46 +268,50 @@ int cma_qp_to_err(struct cma_id *cid)
 	return ret;
 }
 
-static bool cma_has_rc_timers(struct rdma_cm_id *id)
-{
-	return id->qp_type == IB_QPT_RC || id->qp_type == IB_QPT_XRC_TGT;
-}
-
 /**
  * rdma_set_ack_timeout - set the local ACK timeout of an id's QP
- * @id: an RC or XRC target id, before it connects or accepts
+ * @id: an RC or XRC initiator id, before it connects or accepts (the
+ *	timer is the sender's: an XRC target sends no requests)
  * @timeout: 4.096 us * 2^@timeout; on RoCE it also sets the route's
  *	packet life time
  *
- * Context: process context.
+ * Written under the QP mutex, as the CM's own QP modifications read it.
+ *
+ * Context: process context; takes @id's QP mutex.
  * Return: 0, or -EINVAL for another QP type.
  */
 int rdma_set_ack_timeout(struct rdma_cm_id *id, u8 timeout)
 {
 	struct cma_id *cid = to_cma_id(id);
 
-	if (!cma_has_rc_timers(id))
+	if (id->qp_type != IB_QPT_RC && id->qp_type != IB_QPT_XRC_INI)
 		return -EINVAL;
+	mutex_lock(&cid->qp_mutex);
 	cid->timeout = timeout;
 	cid->timeout_set = true;
+	mutex_unlock(&cid->qp_mutex);
 	return 0;
 }
 
 /**
  * rdma_set_min_rnr_timer - set the minimal RNR NAK timer of an id's QP
- * @id: an RC or XRC target id, before it connects or accepts
+ * @id: an RC or XRC target id, before it connects or accepts (the timer
+ *	is the responder's: an XRC initiator receives nothing)
  * @min_rnr_timer: the IB encoded timer, 0 to 31
  *
- * Context: process context.
+ * Context: process context; takes @id's QP mutex.
  * Return: 0, or -EINVAL for another QP type or a value above 31.
  */
 int rdma_set_min_rnr_timer(struct rdma_cm_id *id, u8 min_rnr_timer)
 {
 	struct cma_id *cid = to_cma_id(id);
 
-	if (!cma_has_rc_timers(id) || min_rnr_timer > 31)
+	if ((id->qp_type != IB_QPT_RC && id->qp_type != IB_QPT_XRC_TGT) ||
+	    min_rnr_timer > 31)
 		return -EINVAL;
+	mutex_lock(&cid->qp_mutex);
 	cid->min_rnr_timer = min_rnr_timer;
 	cid->min_rnr_timer_set = true;
+	mutex_unlock(&cid->qp_mutex);
 	return 0;
 }

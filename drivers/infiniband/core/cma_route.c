@@ -42,8 +42,16 @@ static void cma_fill_roce_path(struct cma_id *cid, struct sa_path_rec *path,
 			       struct net_device *ndev)
 {
 	struct rdma_dev_addr *dev_addr = &cid->id.route.addr.dev_addr;
-	u8 tos = cid->tos_set ? cid->tos :
-		 cma_default_roce_tos(cid->cma_dev, cid->id.port_num);
+	u8 tos, life;
+
+	/* The consumer's choices are written under the QP mutex. */
+	mutex_lock(&cid->qp_mutex);
+	tos = cid->tos_set ? cid->tos :
+	      cma_default_roce_tos(cid->cma_dev, cid->id.port_num);
+	/* Local ACK timeout is about twice the packet life time. */
+	life = cid->timeout_set && cid->timeout ?
+	       cid->timeout - 1 : CMA_ROCE_PACKET_LIFETIME;
+	mutex_unlock(&cid->qp_mutex);
 
 	path->rec_type = sa_conv_gid_to_pathrec_type(dev_addr->sgid_attr->gid_type);
 	path->roce.route_resolved = true;
@@ -60,9 +68,7 @@ static void cma_fill_roce_path(struct cma_id *cid, struct sa_path_rec *path,
 	path->rate_selector = IB_SA_EQ;
 	path->rate = IB_RATE_PORT_CURRENT;
 	path->packet_life_time_selector = IB_SA_EQ;
-	/* Local ACK timeout is about twice the packet life time. */
-	path->packet_life_time = cid->timeout_set && cid->timeout ?
-				 cid->timeout - 1 : CMA_ROCE_PACKET_LIFETIME;
+	path->packet_life_time = life;
 	if (rdma_protocol_roce_udp_encap(cid->id.device, cid->id.port_num))
 		path->flow_label = cma_roce_flow_label(cid);
 }
@@ -199,14 +205,17 @@ err:
  * @tos: the IP type of service; on RoCE it gives the traffic class and,
  *	through the netdev's priority map, the service level
  *
- * Context: process context.
+ * Context: process context; takes @id's QP mutex.
  */
 void rdma_set_service_type(struct rdma_cm_id *id, int tos)
 {
 	struct cma_id *cid = to_cma_id(id);
 
+	/* Under the QP mutex, where the route and the CM's QP read it. */
+	mutex_lock(&cid->qp_mutex);
 	cid->tos = tos;
 	cid->tos_set = true;
+	mutex_unlock(&cid->qp_mutex);
 }
 
 /**

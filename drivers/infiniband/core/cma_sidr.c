@@ -178,8 +178,8 @@ int cma_sidr_connect(struct cma_id *cid, const struct rdma_conn_param *param)
 
 	/* Set before sending: the reply may come before we return. */
 	cid->ib = ib;
+	trace_cm_send_sidr_req(cid);
 	ret = CMA_CALL(ib_send_cm_sidr_req(ib, &req));
-	trace_cm_send(cid->handle, "SIDR REQ", ret);
 	if (ret) {
 		cid->ib = NULL;
 		ib_destroy_cm_id(ib);
@@ -223,9 +223,8 @@ int cma_sidr_reply(struct cma_id *cid, enum ib_cm_sidr_status status,
 	rep.private_data_len = len;
 	rep.ece.vendor_id = cid->ece.vendor_id;
 	rep.ece.attr_mod = cid->ece.attr_mod;
-	ret = CMA_CALL(ib_send_cm_sidr_rep(cid->ib, &rep));
-	trace_cm_send(cid->handle, "SIDR REP", ret);
-	return ret;
+	trace_cm_send_sidr_rep(cid);
+	return CMA_CALL(ib_send_cm_sidr_rep(cid->ib, &rep));
 }
 
 /**

@@ -129,10 +129,10 @@ struct net *cme_netns_of(const struct cme_params *p)
  *	addr (an address in init_net to connect to)
  *
  * The same wildcard port listens in init_net and in the other
- * namespace.  Binding it again in either namespace fails (-EADDRINUSE;
- * the in-box CM says -EADDRNOTAVAIL when a wildcard is involved, which
- * only strict rejects) and leaves the id free to bind elsewhere; the
- * same specific address and port twice is -EADDRINUSE.  A connection in
+ * namespace.  Binding it again in either namespace fails (-EADDRNOTAVAIL,
+ * as a wildcard is involved: both CMs say so) and leaves the id free to
+ * bind elsewhere; the same specific address and port twice is
+ * -EADDRINUSE.  A connection in
  * init_net gets to the init_net listener only.  Once the other
  * namespace's listener is gone its port is free there.
  *
@@ -170,11 +170,11 @@ int cme_scen_netns(const struct cme_params *p)
 	pr_info("ok: %pISpc listens in init_net and in the other namespace\n",
 		&any);
 
-	ret = cme_try_bind(p, &init_net, "dup-init", &any, -EADDRINUSE,
+	ret = cme_try_bind(p, &init_net, "dup-init", &any, -EADDRNOTAVAIL,
 			   -EADDRNOTAVAIL, &dup_in) ?:
-	      cme_try_bind(p, net, "dup-ns", &any, -EADDRINUSE,
+	      cme_try_bind(p, net, "dup-ns", &any, -EADDRNOTAVAIL,
 			   -EADDRNOTAVAIL, &dup_ns) ?:
-	      cme_try_bind(p, &init_net, "specific", &p->addr, -EADDRINUSE,
+	      cme_try_bind(p, &init_net, "specific", &p->addr, -EADDRNOTAVAIL,
 			   -EADDRNOTAVAIL, &spec);
 	if (ret)
 		goto out;

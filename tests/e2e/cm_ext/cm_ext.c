@@ -223,7 +223,7 @@ static int cmx_check_bind(u8 type, struct sockaddr_in *no,
 	ret = cmx_expect("restrict", rdma_restrict_node_type(ep->id, type), 0) ?:
 	      cmx_expect("bind to the other device's address",
 			 rdma_bind_addr(ep->id, cmx_sa(no, 0)),
-			 -EADDRNOTAVAIL) ?:
+			 -ENODEV) ?:
 	      cmx_expect("bind to an address of a device of the type",
 			 rdma_bind_addr(ep->id, cmx_sa(yes, 0)), 0) ?:
 	      cmx_expect("node type of the bound device",
