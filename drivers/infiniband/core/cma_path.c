@@ -10,6 +10,13 @@
  * KUnit suite installs a fake, there being no InfiniBand fabric to test
  * against. A query in flight holds a reference on its id; destruction
  * cancels it, and ib_sa then answers at once with -EINTR.
+ *
+ * ib_sa answers on ib_mad's per-port ordered workqueue. The consumer's
+ * handler does not run there: one that sleeps would hold up every MAD of
+ * the port, and one that destroys another id of the port would wait for
+ * that workqueue from inside it. The answer is handed to cma_wq, as
+ * in-box, in a work item allocated with the query, so that handing it
+ * over cannot fail.
  */
 
 #include <linux/in.h>
@@ -124,29 +131,39 @@ ib_sa_comp_mask cma_path_request(struct rdma_dev_addr *dev_addr,
 EXPORT_SYMBOL_IF_KUNIT(cma_path_request);
 
 /**
- * cma_path_done - the end of an id's path record query
- * @cid: the id; the query's reference on it is dropped here
- * @status: 0, or why there is no path (-EINTR when cancelled)
- * @rec: the path when @status is 0, copied
- *
- * Delivers ROUTE_RESOLVED or ROUTE_ERROR, unless the id left ROUTE_QUERY
- * (it is being destroyed).
- *
- * Context: process context (ib_sa's answer or cancellation); takes the
- * id's handler mutex.
+ * struct cma_path_answer - the SA's answer to a path query, on its way
+ * @work: delivers it, on cma_wq
+ * @cid: the id; the query's reference on it passes to @work
+ * @status: 0, or why there is no path
+ * @rec: the path, when @status is 0
  */
-void cma_path_done(struct cma_id *cid, int status, struct sa_path_rec *rec)
-{
-	struct rdma_cm_event event = { .event = RDMA_CM_EVENT_ROUTE_RESOLVED };
-	struct rdma_route *route = &cid->id.route;
-	struct sa_path_rec *path = NULL;
+struct cma_path_answer {
+	struct work_struct work;
+	struct cma_id *cid;
+	int status;
+	struct sa_path_rec rec;
+};
 
-	WRITE_ONCE(cid->path_query_pending, false);
+/*
+ * ROUTE_RESOLVED with the path, or ROUTE_ERROR, under the handler mutex,
+ * unless the id left ROUTE_QUERY (it is being destroyed).
+ */
+static void cma_path_deliver(struct work_struct *work)
+{
+	struct cma_path_answer *ans = container_of(work, struct cma_path_answer,
+						   work);
+	struct rdma_cm_event event = { .event = RDMA_CM_EVENT_ROUTE_RESOLVED };
+	struct cma_id *cid = ans->cid;
+	struct sa_path_rec *path = NULL;
+	int status = ans->status;
+
 	if (!status) {
-		path = CMA_ALLOC(kmemdup(rec, sizeof(*rec), GFP_KERNEL));
+		path = CMA_ALLOC(kmemdup(&ans->rec, sizeof(ans->rec),
+					 GFP_KERNEL));
 		if (!path)
 			status = -ENOMEM;
 	}
+	kfree(ans);
 
 	mutex_lock(&cid->handler_mutex);
 	if (!cma_transition(cid, RDMA_CM_ROUTE_QUERY,
@@ -161,11 +178,42 @@ void cma_path_done(struct cma_id *cid, int status, struct sa_path_rec *rec)
 		event.event = RDMA_CM_EVENT_ROUTE_ERROR;
 		event.status = status;
 	} else {
-		kfree(route->path_rec);
-		route->path_rec = path;
-		route->num_pri_alt_paths = 1;
+		kfree(cid->id.route.path_rec);
+		cid->id.route.path_rec = path;
+		cid->id.route.num_pri_alt_paths = 1;
 	}
-	cma_deliver_put_unlock(cid, &event);
+	if (cma_deliver(cid, &event)) {
+		/* Ours goes first: the destroy waits for all others. */
+		cma_id_put(cid);
+		cma_destroy_handler_unlock_deferred(cid);
+		return;
+	}
+	mutex_unlock(&cid->handler_mutex);
+	cma_id_put(cid);
+}
+
+/**
+ * cma_path_done - the end of an id's path record query
+ * @cid: the id; the query's reference on it passes to the delivery
+ * @status: 0, or why there is no path (-EINTR when cancelled)
+ * @rec: the path when @status is 0, copied
+ *
+ * Queues the delivery of ROUTE_RESOLVED or ROUTE_ERROR on cma_wq. Called
+ * exactly once for each query started.
+ *
+ * Context: process context (ib_sa's answer, on ib_mad's workqueue, or
+ * its cancellation); does not sleep, takes no lock of the id's.
+ */
+void cma_path_done(struct cma_id *cid, int status, struct sa_path_rec *rec)
+{
+	struct cma_path_answer *ans = cid->path_answer;
+
+	cid->path_answer = NULL;
+	WRITE_ONCE(cid->path_query_pending, false);
+	ans->status = status;
+	if (!status)
+		ans->rec = *rec;
+	queue_work(cma_wq, &ans->work);
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_path_done);
 
@@ -182,17 +230,28 @@ int cma_path_query(struct cma_id *cid, unsigned long timeout_ms)
 {
 	const struct cma_path_ops *ops = READ_ONCE(cma_path_ops);
 	struct rdma_route *route = &cid->id.route;
+	struct cma_path_answer *ans;
 	struct sa_path_rec rec;
 	ib_sa_comp_mask mask;
 	int ret;
 
+	ans = CMA_ALLOC(kzalloc(sizeof(*ans), GFP_KERNEL));
+	if (!ans)
+		return -ENOMEM;
+	INIT_WORK(&ans->work, cma_path_deliver);
+	ans->cid = cid;
+
 	mask = cma_path_request(&route->addr.dev_addr, cma_dst_addr(cid),
 				cid->id.ps, cid->tos, &rec);
+	/* Before the query: its answer may come before it returns. */
+	cid->path_answer = ans;
 	cma_id_get(cid);
 	WRITE_ONCE(cid->path_query_pending, true);
 	ret = CMA_CALL(ops->query(cid, &rec, mask, timeout_ms));
 	if (ret) {
 		WRITE_ONCE(cid->path_query_pending, false);
+		cid->path_answer = NULL;
+		kfree(ans);
 		cma_id_put(cid);
 	}
 	return ret;

@@ -25,6 +25,7 @@
 
 struct dentry;
 
+struct cma_path_answer;
 struct cma_port;
 struct seq_file;
 
@@ -112,6 +113,8 @@ struct cma_device {
  *	destruction asks the backend to end it
  * @path_query: ib_sa's handle of that query
  * @path_query_id: and its number
+ * @path_answer: where that query's answer goes to be delivered from
+ *	cma_wq; the query owns it, then the answer
  * @node_type: rdma_restrict_node_type(): the node type of the devices the
  *	id may bind to, 0 for any; under cma_lock
  * @qkey: a UD id's qkey, 0 until set; set once, by cmpxchg (see
@@ -161,6 +164,7 @@ struct cma_id {
 	bool path_query_pending;
 	struct ib_sa_query *path_query;
 	int path_query_id;
+	struct cma_path_answer *path_answer;
 	struct rdma_ib_service_rec *service_recs;
 	unsigned int nr_service_recs;
 	u32 qkey;
