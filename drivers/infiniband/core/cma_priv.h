@@ -100,6 +100,8 @@ struct cma_device {
  *	first thing, so a destruction from the callback does not wait for
  *	itself); the query holds a reference on the id, dropped by the
  *	callback when it is done or by the cancel if it never ran
+ * @addr_query_used: rdma_resolve_ip() was called on the id once: a new
+ *	call cancels the request before (cma_resolve.c)
  * @rep_sent: the passive side has sent its REP
  * @release_work: finishes a destruction decided on cma_wq (see
  *	cma_destroy_handler_unlock_deferred())
@@ -159,6 +161,7 @@ struct cma_id {
 	bool timeout_set;
 	bool min_rnr_timer_set;
 	bool addr_query_pending;
+	bool addr_query_used;
 	bool rep_sent;
 	bool service_query_pending;
 	bool path_query_pending;
