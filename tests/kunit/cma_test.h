@@ -63,5 +63,6 @@ struct ib_addr;
 void cma_test_set_gid(struct ib_addr *addr, u64 subnet, u64 guid);
 struct ib_device *cma_test_ibdev_add(void);
 void cma_test_ibdev_remove(struct ib_device *device);
+struct ib_device *cma_test_iwdev_add(void (*listen)(void));
 
 #endif /* _CMA_TEST_H */

@@ -2,13 +2,17 @@
 /*
  * KUnit: what runs beside the consumer. Address resolution issued again
  * while the first request's callback is still delivering its error
- * (cma_resolve.c).
+ * (cma_resolve.c), and listens on an iWARP device, made outside
+ * cma_lock since a provider's listen may take rtnl, which the netdev
+ * notifier holds while it takes cma_lock (cma_listen.c).
  *
  * The resolution needs rxe0's address in the guest (10.0.0.1/24) and an
- * address on its subnet that nobody answers ARP for.
+ * address on its subnet that nobody answers ARP for; the listens a fake
+ * iWARP device (cma_test_ibdev.c).
  */
 
 #include <linux/in.h>
+#include <linux/rtnetlink.h>
 #include <linux/workqueue.h>
 
 #include "cma_test.h"
@@ -88,8 +92,74 @@ static void resolve_reissue(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, live, cma_id_count());
 }
 
+/**
+ * struct iw_listens - what the fake iWARP device's listens saw
+ * @made: listens made
+ * @under_cma_lock: of which with cma_lock held
+ * @take_rtnl: take rtnl in the listen, as irdma's does
+ */
+struct iw_listens {
+	int made;
+	int under_cma_lock;
+	bool take_rtnl;
+};
+
+static struct iw_listens iw;
+
+static void iw_listen_hook(void)
+{
+	iw.made++;
+	if (IS_ENABLED(CONFIG_LOCKDEP) && lockdep_is_held(&cma_lock))
+		iw.under_cma_lock++;
+	if (iw.take_rtnl) {
+		rtnl_lock();
+		rtnl_unlock();
+	}
+}
+
+/* A wildcard listener listens on the iWARP device without cma_lock. */
+static void iw_listen_wildcard(struct kunit *test)
+{
+	struct cma_test_consumer c;
+	struct rdma_cm_id *id;
+	struct ib_device *dev;
+
+	memset(&iw, 0, sizeof(iw));
+	iw.take_rtnl = true;
+	dev = cma_test_iwdev_add(iw_listen_hook);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	id = cma_test_new_id(test, &c, RDMA_PS_TCP, IB_QPT_RC);
+	KUNIT_EXPECT_EQ(test, 0, rdma_listen(id, 1));
+	KUNIT_EXPECT_EQ(test, 1, iw.made);
+	KUNIT_EXPECT_EQ(test, 0, iw.under_cma_lock);
+	rdma_destroy_id(id);
+	cma_test_ibdev_remove(dev);
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&c.calls));
+}
+
+/* A device added after the wildcard listener: the same. */
+static void iw_listen_later_device(struct kunit *test)
+{
+	struct cma_test_consumer c;
+	struct rdma_cm_id *id;
+	struct ib_device *dev;
+
+	memset(&iw, 0, sizeof(iw));
+	id = cma_test_new_id(test, &c, RDMA_PS_TCP, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, 0, rdma_listen(id, 1));
+	dev = cma_test_iwdev_add(iw_listen_hook);
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, dev);
+	KUNIT_EXPECT_EQ(test, 1, iw.made);
+	KUNIT_EXPECT_EQ(test, 0, iw.under_cma_lock);
+	cma_test_ibdev_remove(dev);
+	rdma_destroy_id(id);
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&c.calls));
+}
+
 static struct kunit_case cma_async_cases[] = {
 	KUNIT_CASE(resolve_reissue),
+	KUNIT_CASE(iw_listen_wildcard),
+	KUNIT_CASE(iw_listen_later_device),
 	{}
 };
 

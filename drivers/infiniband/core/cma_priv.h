@@ -280,6 +280,8 @@ int cma_acquire_ib_dev(struct cma_id *cid);
 int cma_attach_dev(struct cma_id *cid, struct ib_device *device, u32 port,
 		   const struct ib_gid_attr *sgid_attr);
 void cma_release_dev(struct cma_id *cid);
+void cma_device_get(struct cma_device *cma_dev);
+void cma_device_put(struct cma_device *cma_dev);
 bool cma_dev_allowed(struct cma_id *cid, struct ib_device *device);
 void cma_devices_show(struct seq_file *m);
 
@@ -301,7 +303,9 @@ int cma_configfs_init(void);
 void cma_configfs_exit(void);
 
 /* cma_listen.c */
-void cma_listen_device_added(struct cma_device *cma_dev);
+void cma_listen_device_added(struct cma_device *cma_dev,
+			     struct list_head *todo);
+int cma_listens_make(struct list_head *todo);
 void cma_listen_device_removed(struct cma_device *cma_dev,
 			       struct list_head *dead);
 void cma_listens_destroy(struct list_head *dead);
