@@ -8,9 +8,11 @@
  * binding, resolution and QP attributes, not connections.
  *
  * Beside it, a fake iWARP device (cma_test_iwdev_add()): the same port,
- * speaking the iWARP CM, whose listens only call the test's hook.
+ * speaking the iWARP CM over the loopback netdev, whose listens only
+ * call the test's hook.
  */
 
+#include <net/net_namespace.h>
 #include <rdma/ib.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/iw_cm.h>
@@ -177,7 +179,9 @@ static int fake_iw_port_immutable(struct ib_device *device, u32 port,
 				  struct ib_port_immutable *immutable)
 {
 	immutable->core_cap_flags = RDMA_CORE_PORT_IWARP;
-	immutable->gid_tbl_len = 1;
+	/* As many as the port's attributes say. */
+	immutable->gid_tbl_len = ARRAY_SIZE(fake_subnets);
+	immutable->pkey_tbl_len = ARRAY_SIZE(fake_pkeys);
 	return 0;
 }
 
@@ -203,7 +207,8 @@ static const struct ib_device_ops fake_iwdev_ops = {
 
 static struct ib_device *cma_test_dev_add(u8 type,
 					  const struct ib_device_ops *more,
-					  const char *name)
+					  const char *name,
+					  struct net_device *ndev)
 {
 	struct ib_device *device;
 	int ret;
@@ -218,7 +223,10 @@ static struct ib_device *cma_test_dev_add(u8 type,
 	if (more)
 		ib_set_device_ops(device, more);
 	ib_set_device_ops(device, &fake_ibdev_ops);
-	ret = ib_register_device(device, name, NULL);
+	/* An iWARP port's state is its netdev's. */
+	ret = ndev ? ib_device_set_netdev(device, ndev, 1) : 0;
+	if (!ret)
+		ret = ib_register_device(device, name, NULL);
 	if (ret) {
 		ib_dealloc_device(device);
 		return ERR_PTR(ret);
@@ -239,7 +247,8 @@ static struct ib_device *cma_test_dev_add(u8 type,
 struct ib_device *cma_test_iwdev_add(void (*listen)(void))
 {
 	fake_iw_listen_hook = listen;
-	return cma_test_dev_add(RDMA_NODE_RNIC, &fake_iwdev_ops, "kunit_iw%d");
+	return cma_test_dev_add(RDMA_NODE_RNIC, &fake_iwdev_ops, "kunit_iw%d",
+				init_net.loopback_dev);
 }
 
 /**
@@ -250,7 +259,7 @@ struct ib_device *cma_test_iwdev_add(void (*listen)(void))
  */
 struct ib_device *cma_test_ibdev_add(void)
 {
-	return cma_test_dev_add(RDMA_NODE_IB_CA, NULL, "kunit_ib%d");
+	return cma_test_dev_add(RDMA_NODE_IB_CA, NULL, "kunit_ib%d", NULL);
 }
 
 /**
