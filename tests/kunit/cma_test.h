@@ -17,6 +17,8 @@
  * @calls: how many events the handler got
  * @event: the last event
  * @state: the id's state as the handler saw it
+ * @wrong_context: the handler ran where no handler may (see
+ *	cma_test_check_context())
  * @block: wait for @release before returning
  * @verdict: what the handler returns
  */
@@ -26,11 +28,14 @@ struct cma_test_consumer {
 	atomic_t calls;
 	struct rdma_cm_event event;
 	enum rdma_cm_state state;
+	bool wrong_context;
 	bool block;
 	int verdict;
 };
 
 void cma_test_consumer_init(struct cma_test_consumer *c);
+void cma_test_set_foreign(struct task_struct *task);
+bool cma_test_check_context(struct rdma_cm_id *id);
 int cma_test_handler(struct rdma_cm_id *id, struct rdma_cm_event *event);
 struct rdma_cm_id *cma_test_create_id(struct kunit *test,
 				      struct cma_test_consumer *c);
@@ -58,5 +63,6 @@ struct ib_addr;
 void cma_test_set_gid(struct ib_addr *addr, u64 subnet, u64 guid);
 struct ib_device *cma_test_ibdev_add(void);
 void cma_test_ibdev_remove(struct ib_device *device);
+struct ib_device *cma_test_iwdev_add(void (*listen)(void));
 
 #endif /* _CMA_TEST_H */

@@ -6,10 +6,16 @@
  * IBDEV_SUBNET_SITE, P_Keys IBDEV_PKEY_DEFAULT and IBDEV_PKEY_LIMITED.
  * It has no MAD ports, so ib_cm and ib_sa leave it alone: it serves
  * binding, resolution and QP attributes, not connections.
+ *
+ * Beside it, a fake iWARP device (cma_test_iwdev_add()): the same port,
+ * speaking the iWARP CM over the loopback netdev, whose listens only
+ * call the test's hook.
  */
 
+#include <net/net_namespace.h>
 #include <rdma/ib.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/iw_cm.h>
 
 #include "cma_test.h"
 
@@ -169,13 +175,40 @@ static const struct ib_device_ops fake_ibdev_ops = {
 	.dereg_mr = fake_no_dereg_mr,
 };
 
-/**
- * cma_test_ibdev_add - register the fake InfiniBand device
- *
- * Context: process context (a suite's init); may sleep.
- * Return: the device, or an ERR_PTR.
- */
-struct ib_device *cma_test_ibdev_add(void)
+static int fake_iw_port_immutable(struct ib_device *device, u32 port,
+				  struct ib_port_immutable *immutable)
+{
+	immutable->core_cap_flags = RDMA_CORE_PORT_IWARP;
+	/* As many as the port's attributes say. */
+	immutable->gid_tbl_len = ARRAY_SIZE(fake_subnets);
+	immutable->pkey_tbl_len = ARRAY_SIZE(fake_pkeys);
+	return 0;
+}
+
+/* What the iWARP device's listen calls; set before the device exists. */
+static void (*fake_iw_listen_hook)(void);
+
+static int fake_iw_create_listen(struct iw_cm_id *cm_id, int backlog)
+{
+	fake_iw_listen_hook();
+	return 0;
+}
+
+static int fake_iw_destroy_listen(struct iw_cm_id *cm_id)
+{
+	return 0;
+}
+
+static const struct ib_device_ops fake_iwdev_ops = {
+	.get_port_immutable = fake_iw_port_immutable,
+	.iw_create_listen = fake_iw_create_listen,
+	.iw_destroy_listen = fake_iw_destroy_listen,
+};
+
+static struct ib_device *cma_test_dev_add(u8 type,
+					  const struct ib_device_ops *more,
+					  const char *name,
+					  struct net_device *ndev)
 {
 	struct ib_device *device;
 	int ret;
@@ -183,11 +216,17 @@ struct ib_device *cma_test_ibdev_add(void)
 	device = _ib_alloc_device(sizeof(*device));
 	if (!device)
 		return ERR_PTR(-ENOMEM);
-	device->node_type = RDMA_NODE_IB_CA;
+	device->node_type = type;
 	device->phys_port_cnt = 1;
 	device->num_comp_vectors = 1;
+	/* An op already set stays: the device's own ones go first. */
+	if (more)
+		ib_set_device_ops(device, more);
 	ib_set_device_ops(device, &fake_ibdev_ops);
-	ret = ib_register_device(device, "kunit_ib%d", NULL);
+	/* An iWARP port's state is its netdev's. */
+	ret = ndev ? ib_device_set_netdev(device, ndev, 1) : 0;
+	if (!ret)
+		ret = ib_register_device(device, name, NULL);
 	if (ret) {
 		ib_dealloc_device(device);
 		return ERR_PTR(ret);
@@ -196,7 +235,35 @@ struct ib_device *cma_test_ibdev_add(void)
 }
 
 /**
- * cma_test_ibdev_remove - unregister the fake InfiniBand device
+ * cma_test_iwdev_add - register a fake iWARP device
+ * @listen: called by each listen made on the device, in the caller's
+ *	context
+ *
+ * Remove it with cma_test_ibdev_remove().
+ *
+ * Context: process context; may sleep.
+ * Return: the device, or an ERR_PTR.
+ */
+struct ib_device *cma_test_iwdev_add(void (*listen)(void))
+{
+	fake_iw_listen_hook = listen;
+	return cma_test_dev_add(RDMA_NODE_RNIC, &fake_iwdev_ops, "kunit_iw%d",
+				init_net.loopback_dev);
+}
+
+/**
+ * cma_test_ibdev_add - register the fake InfiniBand device
+ *
+ * Context: process context (a suite's init); may sleep.
+ * Return: the device, or an ERR_PTR.
+ */
+struct ib_device *cma_test_ibdev_add(void)
+{
+	return cma_test_dev_add(RDMA_NODE_IB_CA, NULL, "kunit_ib%d", NULL);
+}
+
+/**
+ * cma_test_ibdev_remove - unregister a fake device
  * @device: what cma_test_ibdev_add() gave, or an ERR_PTR
  *
  * Context: process context; no id may be bound to it any more (the

@@ -24,6 +24,43 @@ void cma_test_consumer_init(struct cma_test_consumer *c)
 	atomic_set(&c->calls, 0);
 }
 
+/* A task standing for a context no handler may run in, or NULL. */
+static struct task_struct *cma_test_foreign;
+
+/**
+ * cma_test_set_foreign - name a task no handler may run on
+ * @task: the task (a fake's stand-in for ib_mad's workqueue), or NULL
+ */
+void cma_test_set_foreign(struct task_struct *task)
+{
+	WRITE_ONCE(cma_test_foreign, task);
+}
+
+/**
+ * cma_test_check_context - is a handler running where handlers may run?
+ * @id: the id whose handler is running
+ *
+ * Every context of Documentation/design.rst's table is a task that may
+ * sleep, holding the id's handler mutex: a workqueue worker (the CM's,
+ * ib_core's address one, the IB CM's, iw_cm's, ib_sa's multicast one),
+ * or the task registering or unregistering a device; never an interrupt,
+ * never the task a fake SA answers from in place of ib_mad's workqueue.
+ * A breach warns, which fails the run.
+ *
+ * Return: true if the context is one of them.
+ */
+bool cma_test_check_context(struct rdma_cm_id *id)
+{
+	bool ok = in_task() && !irqs_disabled() &&
+		  current != READ_ONCE(cma_test_foreign);
+
+	lockdep_assert_held(&to_cma_id(id)->handler_mutex);
+	might_sleep();
+	WARN(!ok, "rdma_cm handler of id %u in a wrong context (%s)\n",
+	     to_cma_id(id)->handle, current->comm);
+	return ok;
+}
+
 /**
  * cma_test_handler - the event handler of every test id
  * @id: the id; its context is a struct cma_test_consumer
@@ -36,6 +73,8 @@ int cma_test_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 {
 	struct cma_test_consumer *c = id->context;
 
+	if (!cma_test_check_context(id))
+		c->wrong_context = true;
 	c->event = *event;
 	c->state = cma_state(to_cma_id(id));
 	atomic_inc(&c->calls);

@@ -221,6 +221,8 @@ static void fid_route_inbound_outbound(struct kunit *test)
 	cma_set_path_ops(&fid_path_ops);
 	id = fid_querying_id(test, &c);
 	cma_path_done_recs(to_cma_id(id), 0, recs, ARRAY_SIZE(recs));
+	/* The answer is delivered from cma_wq. */
+	flush_workqueue(cma_wq);
 	KUNIT_EXPECT_EQ(test, RDMA_CM_EVENT_ROUTE_RESOLVED, c.event.event);
 	KUNIT_EXPECT_EQ(test, 11U, fid_dlid(id->route.path_rec));
 	KUNIT_EXPECT_EQ(test, 1U, id->route.num_pri_alt_paths);
@@ -236,6 +238,7 @@ static void fid_route_inbound_outbound(struct kunit *test)
 					       RDMA_CM_ROUTE_QUERY));
 	KUNIT_ASSERT_EQ(test, 0, cma_path_query(to_cma_id(id), 1000));
 	cma_path_done_recs(to_cma_id(id), 0, recs, 1);
+	flush_workqueue(cma_wq);
 	KUNIT_EXPECT_EQ(test, RDMA_CM_EVENT_ROUTE_ERROR, c.event.event);
 	KUNIT_EXPECT_EQ(test, -EINVAL, c.event.status);
 	rdma_destroy_id(id);

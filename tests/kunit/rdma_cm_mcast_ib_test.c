@@ -23,6 +23,10 @@
  * @rec: what it asked for
  * @mask: and which components
  * @join_ret: an error for the next join to fail with, or 0
+ * @answer_in_join: answer from inside the join, with this error, before
+ *	it returns (ib_sa can answer on another CPU before its join returns)
+ * @listed_in_join: the id had a group on its list when it was answered
+ *	from inside the join
  * @joins: joins asked for
  * @leaves: joins left
  */
@@ -31,6 +35,8 @@ struct fake_mc {
 	struct ib_sa_mcmember_rec rec;
 	ib_sa_comp_mask mask;
 	int join_ret;
+	int answer_in_join;
+	bool listed_in_join;
 	int joins;
 	int leaves;
 };
@@ -57,6 +63,10 @@ fake_join(struct cma_id *cid, struct ib_sa_mcmember_rec *rec,
 	fake.m = m;
 	fake.rec = *rec;
 	fake.mask = mask;
+	if (fake.answer_in_join) {
+		fake.listed_in_join = !list_empty(&cid->mcs);
+		answer(fake.answer_in_join, m);
+	}
 	return m;
 }
 
@@ -268,6 +278,53 @@ static void mcast_ib_handler_destroys(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, live, cma_id_count());
 }
 
+/*
+ * The SA answers before its join returns: the group is already on the
+ * id's list, so the answer and leaving it find it.
+ */
+static void mcast_ib_answer_in_join(struct kunit *test)
+{
+	struct cma_test_consumer c;
+	struct rdma_cm_id *id = udp_id(test, &c);
+	int ctx;
+
+	fake.answer_in_join = -ENETUNREACH;
+	KUNIT_ASSERT_EQ(test, 0, cma_mc_join_ib(id, (struct sockaddr *)&group,
+						BIT(FULLMEMBER_JOIN), &ctx));
+	KUNIT_EXPECT_TRUE(test, fake.listed_in_join);
+	KUNIT_EXPECT_EQ(test, 1, atomic_read(&c.calls));
+	KUNIT_EXPECT_EQ(test, RDMA_CM_EVENT_MULTICAST_ERROR, c.event.event);
+	KUNIT_EXPECT_EQ(test, -ENETUNREACH, c.event.status);
+	KUNIT_EXPECT_PTR_EQ(test, (void *)&ctx, c.event.param.ud.private_data);
+	rdma_leave_multicast(id, (struct sockaddr *)&group);
+	KUNIT_EXPECT_EQ(test, 1, fake.leaves);
+	rdma_destroy_id(id);
+	KUNIT_EXPECT_EQ(test, 1, fake.leaves);
+}
+
+/*
+ * The handler of an answer that comes before the join returns asks for
+ * the id's destruction: the join is left once, and the id is freed only
+ * after rdma_join_multicast() is done with it.
+ */
+static void mcast_ib_answer_in_join_destroys(struct kunit *test)
+{
+	unsigned long live = cma_id_count();
+	struct cma_test_consumer c;
+	struct rdma_cm_id *id = udp_id(test, &c);
+
+	c.verdict = 1;
+	fake.answer_in_join = -ENETUNREACH;
+	KUNIT_EXPECT_EQ(test, 0, cma_mc_join_ib(id, (struct sockaddr *)&group,
+						BIT(FULLMEMBER_JOIN), NULL));
+	KUNIT_EXPECT_TRUE(test, fake.listed_in_join);
+	KUNIT_EXPECT_EQ(test, 1, atomic_read(&c.calls));
+	cma_id_flush_releases();
+	KUNIT_EXPECT_EQ(test, 1, fake.leaves);
+	KUNIT_EXPECT_NULL(test, fake.m);
+	KUNIT_EXPECT_EQ(test, live, cma_id_count());
+}
+
 static struct kunit_case cma_mcast_ib_cases[] = {
 	KUNIT_CASE(mcast_ib_mgid),
 	KUNIT_CASE(mcast_ib_request),
@@ -275,6 +332,8 @@ static struct kunit_case cma_mcast_ib_cases[] = {
 	KUNIT_CASE(mcast_ib_join_fails),
 	KUNIT_CASE(mcast_ib_destroy_joined),
 	KUNIT_CASE(mcast_ib_handler_destroys),
+	KUNIT_CASE(mcast_ib_answer_in_join),
+	KUNIT_CASE(mcast_ib_answer_in_join_destroys),
 	{}
 };
 

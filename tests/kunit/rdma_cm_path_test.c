@@ -4,7 +4,9 @@
  * the SA for IPv4 and IPv6, and, through a fake SA backend (there is no
  * IB fabric here), ROUTE_QUERY's end on success, on error, with the
  * handler asking for destruction, and with the id destroyed while the
- * query is in flight.
+ * query is in flight. The fake answers from the test's thread, or from a
+ * workqueue of its own standing for ib_mad's: the consumer's handler must
+ * never run there, but on the CM's workqueue.
  */
 
 #include <linux/in.h>
@@ -24,6 +26,9 @@
  * @queries: queries asked for
  * @cancels: cancellations asked for
  * @cancel_work: ends the query with -EINTR, as ib_sa does, asynchronously
+ * @answer_work: answers the query from @mad_wq
+ * @mad_wq: where ib_sa would answer: ib_mad's per-port ordered workqueue
+ * @answer_status: what @answer_work answers
  */
 struct fake_path {
 	struct cma_id *cid;
@@ -34,6 +39,9 @@ struct fake_path {
 	int queries;
 	int cancels;
 	struct work_struct cancel_work;
+	struct work_struct answer_work;
+	struct workqueue_struct *mad_wq;
+	int answer_status;
 };
 
 static struct fake_path fake;
@@ -56,6 +64,15 @@ static void fake_cancel_work(struct work_struct *work)
 	cma_path_done(fake.cid, -EINTR, NULL);
 }
 
+/* The SA's answer, on the stand-in for ib_mad's workqueue. */
+static void fake_answer_work(struct work_struct *work)
+{
+	cma_test_set_foreign(current);
+	cma_path_done(fake.cid, fake.answer_status,
+		      fake.answer_status ? NULL : &fake.rec);
+	cma_test_set_foreign(NULL);
+}
+
 static void fake_cancel(struct cma_id *cid)
 {
 	fake.cancels++;
@@ -71,6 +88,10 @@ static int path_init(struct kunit *test)
 {
 	memset(&fake, 0, sizeof(fake));
 	INIT_WORK(&fake.cancel_work, fake_cancel_work);
+	INIT_WORK(&fake.answer_work, fake_answer_work);
+	fake.mad_wq = alloc_ordered_workqueue("cma_test_mad", 0);
+	if (!fake.mad_wq)
+		return -ENOMEM;
 	cma_set_path_ops(&fake_ops);
 	return 0;
 }
@@ -78,7 +99,17 @@ static int path_init(struct kunit *test)
 static void path_exit(struct kunit *test)
 {
 	flush_work(&fake.cancel_work);
+	destroy_workqueue(fake.mad_wq);
 	cma_set_path_ops(NULL);
+	/* Deliveries queued by answers, and destructions they asked for. */
+	flush_workqueue(cma_wq);
+	cma_id_flush_releases();
+}
+
+/* The answer's event is delivered from the CM's workqueue: wait for it. */
+static void path_delivered(void)
+{
+	flush_workqueue(cma_wq);
 }
 
 static const union ib_gid sgid = { .raw = { 0xfe, 0x80, [15] = 0x01 } };
@@ -199,6 +230,7 @@ static void path_resolved(struct kunit *test)
 	sa_path_set_dlid(&answer, 2);
 	answer.mtu = IB_MTU_4096;
 	cma_path_done(fake.cid, 0, &answer);
+	path_delivered();
 	KUNIT_EXPECT_EQ(test, 1, atomic_read(&c.calls));
 	KUNIT_EXPECT_EQ(test, RDMA_CM_EVENT_ROUTE_RESOLVED, c.event.event);
 	KUNIT_EXPECT_EQ(test, 0, c.event.status);
@@ -219,6 +251,7 @@ static void path_error(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, 0, cma_path_query(to_cma_id(id), 1000));
 	cma_path_done(fake.cid, -ETIMEDOUT, NULL);
+	path_delivered();
 	KUNIT_EXPECT_EQ(test, RDMA_CM_EVENT_ROUTE_ERROR, c.event.event);
 	KUNIT_EXPECT_EQ(test, -ETIMEDOUT, c.event.status);
 	KUNIT_EXPECT_EQ(test, RDMA_CM_ADDR_RESOLVED, c.state);
@@ -244,7 +277,10 @@ static void path_handler_destroys(struct kunit *test)
 	c.verdict = 1;
 	KUNIT_ASSERT_EQ(test, 0, cma_path_query(to_cma_id(id), 1000));
 	cma_path_done(fake.cid, 0, &fake.rec);
+	path_delivered();
 	KUNIT_EXPECT_EQ(test, 1, atomic_read(&c.calls));
+	/* Destroyed from another workqueue: wait for it. */
+	cma_id_flush_releases();
 	KUNIT_EXPECT_EQ(test, live, cma_id_count());
 }
 
@@ -265,6 +301,44 @@ static void path_destroy_in_flight(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, live, cma_id_count());
 }
 
+/*
+ * ib_sa answers on ib_mad's per-port workqueue: a handler run there
+ * would stall every MAD of the port, and one destroying another id of
+ * the port would wait for itself. The answer is handed to the CM's
+ * workqueue, and the handler runs there, once the answer has returned.
+ */
+static void path_answer_context(struct kunit *test)
+{
+	static const int answers[] = { 0, -ETIMEDOUT };
+	struct cma_test_consumer c;
+	struct rdma_cm_id *id = querying_id(test, &c);
+	struct cma_id *cid = to_cma_id(id);
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(answers); i++) {
+		if (i)
+			to_route_query(test, cid, RDMA_CM_ADDR_RESOLVED);
+		KUNIT_ASSERT_EQ(test, 0, cma_path_query(cid, 1000));
+		fake.answer_status = answers[i];
+		queue_work(fake.mad_wq, &fake.answer_work);
+		flush_workqueue(fake.mad_wq);
+		path_delivered();
+		KUNIT_EXPECT_EQ(test, i + 1, atomic_read(&c.calls));
+		KUNIT_EXPECT_FALSE(test, c.wrong_context);
+		KUNIT_EXPECT_EQ(test, answers[i], c.event.status);
+		KUNIT_EXPECT_EQ(test, answers[i] ? RDMA_CM_EVENT_ROUTE_ERROR :
+				RDMA_CM_EVENT_ROUTE_RESOLVED, c.event.event);
+		/* Back to ADDR_RESOLVED, as a failed connect would go. */
+		if (!answers[i])
+			KUNIT_ASSERT_TRUE(test,
+					  cma_transition(cid,
+							 RDMA_CM_ROUTE_RESOLVED,
+							 RDMA_CM_ADDR_RESOLVED));
+	}
+	KUNIT_EXPECT_EQ(test, 1U, refcount_read(&cid->refcount));
+	rdma_destroy_id(id);
+}
+
 static struct kunit_case cma_path_cases[] = {
 	KUNIT_CASE(path_request_ipv4),
 	KUNIT_CASE(path_request_ipv6),
@@ -272,6 +346,7 @@ static struct kunit_case cma_path_cases[] = {
 	KUNIT_CASE(path_error),
 	KUNIT_CASE(path_handler_destroys),
 	KUNIT_CASE(path_destroy_in_flight),
+	KUNIT_CASE(path_answer_context),
 	{}
 };
 

@@ -37,8 +37,27 @@ static bool cma_device_usable(struct ib_device *device)
 	return false;
 }
 
-/* The last reference lets the removal of the device finish. */
-static void cma_device_put(struct cma_device *cma_dev)
+/**
+ * cma_device_get - take a reference on a device
+ * @cma_dev: the device; the caller holds cma_lock with the device on the
+ *	device list, or a reference already
+ *
+ * Context: any.
+ */
+void cma_device_get(struct cma_device *cma_dev)
+{
+	refcount_inc(&cma_dev->refcount);
+}
+
+/**
+ * cma_device_put - drop a reference on a device
+ * @cma_dev: the device
+ *
+ * The last reference lets the removal of the device finish.
+ *
+ * Context: any.
+ */
+void cma_device_put(struct cma_device *cma_dev)
 {
 	if (refcount_dec_and_test(&cma_dev->refcount))
 		complete(&cma_dev->released);
@@ -48,6 +67,7 @@ static void cma_device_put(struct cma_device *cma_dev)
 static int cma_add_device(struct ib_device *device)
 {
 	struct cma_device *cma_dev;
+	LIST_HEAD(todo);
 
 	/* ib_core's convention for "this client does not apply". */
 	if (!cma_device_usable(device))
@@ -70,8 +90,12 @@ static int cma_add_device(struct ib_device *device)
 
 	mutex_lock(&cma_lock);
 	list_add_tail(&cma_dev->list, &cma_devices);
-	cma_listen_device_added(cma_dev);
+	cma_listen_device_added(cma_dev, &todo);
 	mutex_unlock(&cma_lock);
+	/* iWARP listens, outside cma_lock; a failed one is left out. */
+	if (cma_listens_make(&todo))
+		pr_warn_ratelimited("rdma_cm: a listener cannot listen on %s\n",
+				    dev_name(&device->dev));
 	return 0;
 }
 
@@ -126,7 +150,8 @@ static void cma_remove_device(struct ib_device *device, void *client_data)
 
 	trace_cm_remove_one(device);
 	mutex_lock(&cma_lock);
-	list_del(&cma_dev->list);
+	/* Emptied: an iWARP listen made meanwhile sees the device gone. */
+	list_del_init(&cma_dev->list);
 	cma_listen_device_removed(cma_dev, &dead);
 	mutex_unlock(&cma_lock);
 	cma_listens_destroy(&dead);

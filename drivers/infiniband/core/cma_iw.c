@@ -228,7 +228,8 @@ out:
  * @device: the device
  * @cm_id: where to store the iw_cm listen
  *
- * Context: process context, cma_lock held.
+ * Context: process context; may sleep. Not under cma_lock: the provider's
+ * listen may take rtnl, which comes first.
  * Return: 0 or the error of iw_cm.
  */
 int cma_iw_listen(struct cma_id *cid, struct ib_device *device,
@@ -237,7 +238,7 @@ int cma_iw_listen(struct cma_id *cid, struct ib_device *device,
 	struct iw_cm_id *iw;
 	int ret;
 
-	lockdep_assert_held(&cma_lock);
+	lockdep_assert_not_held(&cma_lock);
 	iw = CMA_CALL_PTR(iw_create_cm_id(device, cma_iw_req_handler, cid));
 	if (IS_ERR(iw))
 		return PTR_ERR(iw);

@@ -10,7 +10,12 @@
  * finds AF_IB listeners; an AF_IB listener takes IP requests too, as
  * in-box, and sees them as AF_IB ones with the header in the private data.
  *
- * The lists of listens are under cma_lock.
+ * The lists of listens are under cma_lock. An iWARP listen is made
+ * outside it: a provider's listen may take rtnl (irdma's does), and rtnl
+ * comes before cma_lock (the netdev notifier takes cma_lock under it).
+ * Under cma_lock such a listen is only planned, with references on its
+ * listener and device; it is made once cma_lock is released, and then
+ * kept if both still want it (cma_listens_make()).
  */
 
 #include <linux/slab.h>
@@ -23,6 +28,7 @@
  * struct cma_dev_listen - a listener's listen on one device
  * @entry: on the listener's list of listens
  * @cma_dev: the device
+ * @cid: for an iWARP listen planned and not made yet, its listener
  * @ib: the IB CM listen, shared by every listener of the same service ID
  *	on the device (ib_cm_insert_listen() counts them)
  * @iw: or the iWARP CM listen, the listener's own
@@ -30,6 +36,7 @@
 struct cma_dev_listen {
 	struct list_head entry;
 	struct cma_device *cma_dev;
+	struct cma_id *cid;
 	struct ib_cm_id *ib;
 	struct iw_cm_id *iw;
 };
@@ -38,10 +45,12 @@ struct cma_dev_listen {
 static LIST_HEAD(cma_listen_any);
 
 /*
- * Start listening on one device, speaking the IB CM or the iWARP CM.
- * Called with cma_lock held.
+ * Start listening on one device, speaking the IB CM, or plan the iWARP
+ * CM's listen on @todo, holding a reference on the listener and one on
+ * the device, for cma_listens_make() once cma_lock is released.
  */
-static int cma_listen_on_device(struct cma_id *cid, struct cma_device *cma_dev)
+static int cma_listen_on_device(struct cma_id *cid, struct cma_device *cma_dev,
+				struct list_head *todo)
 {
 	struct ib_device *device = cma_dev->device;
 	bool ib_cm = rdma_cap_ib_cm(device, rdma_start_port(device));
@@ -55,18 +64,84 @@ static int cma_listen_on_device(struct cma_id *cid, struct cma_device *cma_dev)
 	dl = CMA_ALLOC(kzalloc(sizeof(*dl), GFP_KERNEL));
 	if (!dl)
 		return -ENOMEM;
+	dl->cma_dev = cma_dev;
 
-	if (ib_cm)
-		ret = cma_ib_listen(cid, device, &dl->ib);
-	else
-		ret = cma_iw_listen(cid, device, &dl->iw);
+	if (!ib_cm) {
+		dl->cid = cid;
+		cma_id_get(cid);
+		cma_device_get(cma_dev);
+		list_add_tail(&dl->entry, todo);
+		return 0;
+	}
+	ret = cma_ib_listen(cid, device, &dl->ib);
 	if (ret) {
 		kfree(dl);
 		return ret;
 	}
-	dl->cma_dev = cma_dev;
 	list_add_tail(&dl->entry, &cid->listens);
 	return 0;
+}
+
+/*
+ * Does the listener still want a listen on the device: listening, and
+ * the device still there? Its destroyer or the device's removal takes
+ * every listen later on, under cma_lock, or has taken them before.
+ */
+static bool cma_listen_wanted(struct cma_dev_listen *dl)
+{
+	lockdep_assert_held(&cma_lock);
+	return cma_state(dl->cid) == RDMA_CM_LISTEN &&
+	       !list_empty(&dl->cma_dev->list);
+}
+
+/* Make one planned iWARP listen, and give it to its listener if wanted. */
+static int cma_listen_make(struct cma_dev_listen *dl)
+{
+	struct cma_device *cma_dev = dl->cma_dev;
+	struct cma_id *cid = dl->cid;
+	bool kept = false;
+	int ret;
+
+	ret = cma_iw_listen(cid, cma_dev->device, &dl->iw);
+	if (!ret) {
+		mutex_lock(&cma_lock);
+		kept = cma_listen_wanted(dl);
+		if (kept)
+			list_add_tail(&dl->entry, &cid->listens);
+		mutex_unlock(&cma_lock);
+		if (!kept)
+			iw_destroy_cm_id(dl->iw);
+	}
+	if (!kept)
+		kfree(dl);
+	cma_device_put(cma_dev);
+	cma_id_put(cid);
+	return ret;
+}
+
+/**
+ * cma_listens_make - make the iWARP listens planned under cma_lock
+ * @todo: the listens, as cma_listen_on_device() planned them
+ *
+ * Each is made, then kept if its listener still listens and its device
+ * is still there, or destroyed; the references of the plan are dropped.
+ *
+ * Context: process context; may sleep; cma_lock not held (a provider's
+ * listen may take rtnl).
+ * Return: 0, or the first error of a listen.
+ */
+int cma_listens_make(struct list_head *todo)
+{
+	struct cma_dev_listen *dl, *tmp;
+	int ret = 0, err;
+
+	lockdep_assert_not_held(&cma_lock);
+	list_for_each_entry_safe(dl, tmp, todo, entry) {
+		list_del(&dl->entry);
+		err = cma_listen_make(dl);
+		ret = ret ?: err;
+	}
+	return ret;
 }
 
 /**
@@ -125,19 +200,22 @@ void cma_listen_stop(struct cma_id *cid)
 /**
  * cma_listen_device_added - give wildcard listeners a new device
  * @cma_dev: the device, just added to the device list
+ * @todo: where to plan iWARP listens, for cma_listens_make() once
+ *	cma_lock is released
  *
  * A listener that cannot listen on it goes on without it.
  *
  * Context: process context, cma_lock held.
  */
-void cma_listen_device_added(struct cma_device *cma_dev)
+void cma_listen_device_added(struct cma_device *cma_dev,
+			     struct list_head *todo)
 {
 	struct cma_id *cid;
 
 	lockdep_assert_held(&cma_lock);
 	list_for_each_entry(cid, &cma_listen_any, listen_any_entry)
 		if (cma_dev_allowed(cid, cma_dev->device) &&
-		    cma_listen_on_device(cid, cma_dev))
+		    cma_listen_on_device(cid, cma_dev, todo))
 			pr_warn_ratelimited("rdma_cm: listener %u cannot listen on %s\n",
 					    cid->handle,
 					    dev_name(&cma_dev->device->dev));
@@ -171,7 +249,8 @@ static int cma_listen_start(struct cma_id *cid)
 {
 	struct cma_device *cma_dev;
 	LIST_HEAD(dead);
-	int ret = 0;
+	LIST_HEAD(todo);
+	int ret = 0, err;
 
 	mutex_lock(&cma_lock);
 	if (cid->reuseaddr)
@@ -180,13 +259,13 @@ static int cma_listen_start(struct cma_id *cid)
 		goto out;
 
 	if (cid->cma_dev) {
-		ret = cma_listen_on_device(cid, cid->cma_dev);
+		ret = cma_listen_on_device(cid, cid->cma_dev, &todo);
 		goto out;
 	}
 	list_for_each_entry(cma_dev, &cma_devices, list) {
 		if (!cma_dev_allowed(cid, cma_dev->device))
 			continue;
-		ret = cma_listen_on_device(cid, cma_dev);
+		ret = cma_listen_on_device(cid, cma_dev, &todo);
 		if (ret) {
 			cma_listen_stop_locked(cid, &dead);
 			goto out;
@@ -196,6 +275,11 @@ static int cma_listen_start(struct cma_id *cid)
 out:
 	mutex_unlock(&cma_lock);
 	cma_listens_destroy(&dead);
+	err = cma_listens_make(&todo);
+	ret = ret ?: err;
+	/* A failure takes back every listen, the planned ones made too. */
+	if (ret)
+		cma_listen_stop(cid);
 	return ret;
 }
 

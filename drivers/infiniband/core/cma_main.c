@@ -5,6 +5,7 @@
  */
 
 #include <linux/module.h>
+#include <linux/rtnetlink.h>
 
 #include "cma_priv.h"
 
@@ -31,10 +32,28 @@ EXPORT_SYMBOL_IF_KUNIT(cma_wq);
 const unsigned int rdma_cm_ext_requires_out_of_tree_rdma_cm = 1;
 EXPORT_SYMBOL(rdma_cm_ext_requires_out_of_tree_rdma_cm);
 
+/*
+ * rtnl comes before cma_lock: the netdev notifier walks the devices' ids
+ * under cma_lock with rtnl held. That only happens on a bonding failover;
+ * take the two in that order once, so that lockdep knows the order from
+ * the start and reports a path that takes rtnl under cma_lock (an iWARP
+ * provider's listen, say) in any run, bonding or not.
+ */
+static void cma_lockdep_prime(void)
+{
+	if (!IS_ENABLED(CONFIG_LOCKDEP))
+		return;
+	rtnl_lock();
+	mutex_lock(&cma_lock);
+	mutex_unlock(&cma_lock);
+	rtnl_unlock();
+}
+
 static int __init cma_init(void)
 {
 	int ret;
 
+	cma_lockdep_prime();
 	cma_wq = alloc_ordered_workqueue("rdma_cm", WQ_MEM_RECLAIM);
 	if (!cma_wq)
 		return -ENOMEM;

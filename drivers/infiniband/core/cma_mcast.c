@@ -17,7 +17,11 @@
  * waits for an answer being delivered. The joins go through struct
  * cma_mc_sa_ops, ib_sa's unless the KUnit suite installs a fake.
  *
- * An id's groups are on its list, under the id's spinlock.
+ * An id's groups are on its list, under the id's spinlock. A group goes
+ * on the list before it is joined: on InfiniBand the SA may answer, on
+ * another CPU, before its join returns, and the handler of that answer may
+ * leave the group or have the id destroyed. Whoever takes a group off the
+ * list owns it, once its join has returned (cma_mc_take()).
  */
 
 #include <linux/igmp.h>
@@ -46,6 +50,8 @@
  * @send_only: a send-only join: no IP membership
  * @join_state: the join state asked for
  * @sa_mc: on InfiniBand, the SA join
+ * @joined: completed when the join has returned, with @join_ret
+ * @join_ret: 0 if the group was joined, or why not
  */
 struct cma_mc {
 	struct list_head entry;
@@ -56,6 +62,8 @@ struct cma_mc {
 	bool send_only;
 	u8 join_state;
 	struct ib_sa_multicast *sa_mc;
+	struct completion joined;
+	int join_ret;
 };
 
 /**
@@ -198,6 +206,8 @@ static int cma_mc_join(struct cma_id *cid, struct cma_mc *mc)
 			rdma_destroy_ah_attr(&mc->event.param.ud.ah_attr);
 	}
 	dev_put(ndev);
+	if (!ret)
+		queue_work(cma_wq, &mc->work);
 	return ret;
 }
 
@@ -420,13 +430,19 @@ static int cma_mc_ib_join(struct cma_id *cid, struct cma_mc *mc)
 }
 
 /*
- * Leave a group taken off the id's list: the SA join, or the IP
- * membership and the event not delivered yet; then the memory.
+ * Leave a group taken off the id's list, once its join has returned: the
+ * SA join, or the IP membership and the event not delivered yet; then
+ * the memory.
  */
 static void cma_mc_free(struct cma_id *cid, struct cma_mc *mc)
 {
 	struct net_device *ndev;
 
+	wait_for_completion(&mc->joined);
+	if (mc->join_ret) {
+		kfree(mc);
+		return;
+	}
 	if (mc->sa_mc) {
 		READ_ONCE(cma_mc_sa_ops)->leave(mc->sa_mc);
 		kfree(mc);
@@ -446,37 +462,67 @@ static void cma_mc_free(struct cma_id *cid, struct cma_mc *mc)
 }
 
 /*
- * A new group of the id's, joined with @join (on RoCE or InfiniBand) and
- * then put on the id's list. Returns it, or an ERR_PTR.
+ * Take a group off the id's list: the first one, or the one of @addr.
+ * The caller owns it and frees it with cma_mc_free().
  */
-static struct cma_mc *cma_mc_new(struct cma_id *cid,
-				 const struct sockaddr *addr, u8 join_state,
-				 void *context,
-				 int (*join)(struct cma_id *cid,
-					     struct cma_mc *mc))
+static struct cma_mc *cma_mc_take(struct cma_id *cid,
+				  const struct sockaddr *addr)
+{
+	struct cma_mc *mc, *found = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&cid->lock, flags);
+	list_for_each_entry(mc, &cid->mcs, entry) {
+		if (!addr || !memcmp(&mc->addr, addr, cma_addr_size(addr))) {
+			list_del_init(&mc->entry);
+			found = mc;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&cid->lock, flags);
+	return found;
+}
+
+/*
+ * A new group of the id's, put on the id's list and then joined with
+ * @join (on RoCE or InfiniBand). Returns 0 or the join's error.
+ */
+static int cma_mc_new(struct cma_id *cid, const struct sockaddr *addr,
+		      u8 join_state, void *context,
+		      int (*join)(struct cma_id *cid, struct cma_mc *mc))
 {
 	struct cma_mc *mc = CMA_ALLOC(kzalloc(sizeof(*mc), GFP_KERNEL));
 	unsigned long flags;
+	bool taken;
 	int ret;
 
 	if (!mc)
-		return ERR_PTR(-ENOMEM);
+		return -ENOMEM;
 	mc->cid = cid;
 	memcpy(&mc->addr, addr, cma_addr_size(addr));
 	mc->send_only = join_state == BIT(SENDONLY_FULLMEMBER_JOIN);
 	mc->join_state = join_state;
 	mc->event.param.ud.private_data = context;
 	INIT_WORK(&mc->work, cma_mc_work);
+	init_completion(&mc->joined);
 
-	ret = join(cid, mc);
-	if (ret) {
-		kfree(mc);
-		return ERR_PTR(ret);
-	}
 	spin_lock_irqsave(&cid->lock, flags);
 	list_add_tail(&mc->entry, &cid->mcs);
 	spin_unlock_irqrestore(&cid->lock, flags);
-	return mc;
+
+	ret = join(cid, mc);
+
+	/* A group that failed goes; one already taken is its taker's. */
+	spin_lock_irqsave(&cid->lock, flags);
+	taken = list_empty(&mc->entry);
+	if (ret && !taken)
+		list_del_init(&mc->entry);
+	mc->join_ret = ret;
+	spin_unlock_irqrestore(&cid->lock, flags);
+	complete(&mc->joined);
+	if (ret && !taken)
+		kfree(mc);
+	return ret;
 }
 
 /**
@@ -493,8 +539,8 @@ static struct cma_mc *cma_mc_new(struct cma_id *cid,
 int cma_mc_join_ib(struct rdma_cm_id *id, struct sockaddr *addr,
 		   u8 join_state, void *context)
 {
-	return PTR_ERR_OR_ZERO(cma_mc_new(to_cma_id(id), addr, join_state,
-					  context, cma_mc_ib_join));
+	return cma_mc_new(to_cma_id(id), addr, join_state, context,
+			  cma_mc_ib_join);
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_mc_join_ib);
 
@@ -523,7 +569,6 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 {
 	struct cma_id *cid = to_cma_id(id);
 	enum rdma_cm_state state = cma_state(cid);
-	struct cma_mc *mc;
 
 	if (id->qp || !id->device || id->qp_type != IB_QPT_UD ||
 	    (state != RDMA_CM_ADDR_BOUND && state != RDMA_CM_ADDR_RESOLVED) ||
@@ -537,11 +582,7 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 	if (addr->sa_family == AF_IB)
 		return -EINVAL;
 
-	mc = cma_mc_new(cid, addr, join_state, context, cma_mc_join);
-	if (IS_ERR(mc))
-		return PTR_ERR(mc);
-	queue_work(cma_wq, &mc->work);
-	return 0;
+	return cma_mc_new(cid, addr, join_state, context, cma_mc_join);
 }
 
 /**
@@ -557,43 +598,27 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
 void rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
 {
 	struct cma_id *cid = to_cma_id(id);
-	struct cma_mc *mc, *found = NULL;
-	unsigned long flags;
+	struct cma_mc *mc;
 
 	if (cma_addr_check(addr))
 		return;
-	spin_lock_irqsave(&cid->lock, flags);
-	list_for_each_entry(mc, &cid->mcs, entry) {
-		if (!memcmp(&mc->addr, addr, cma_addr_size(addr))) {
-			list_del(&mc->entry);
-			found = mc;
-			break;
-		}
-	}
-	spin_unlock_irqrestore(&cid->lock, flags);
-	if (found)
-		cma_mc_free(cid, found);
+	mc = cma_mc_take(cid, addr);
+	if (mc)
+		cma_mc_free(cid, mc);
 }
 
 /**
  * cma_mc_leave_all - leave every group of an id being destroyed
  * @cid: the id, DESTROYING
  *
+ * A group whose join has not returned yet is left once it has.
+ *
  * Context: process context; may sleep; takes rtnl.
  */
 void cma_mc_leave_all(struct cma_id *cid)
 {
 	struct cma_mc *mc;
-	unsigned long flags;
 
-	for (;;) {
-		spin_lock_irqsave(&cid->lock, flags);
-		mc = list_first_entry_or_null(&cid->mcs, struct cma_mc, entry);
-		if (mc)
-			list_del(&mc->entry);
-		spin_unlock_irqrestore(&cid->lock, flags);
-		if (!mc)
-			return;
+	while ((mc = cma_mc_take(cid, NULL)))
 		cma_mc_free(cid, mc);
-	}
 }

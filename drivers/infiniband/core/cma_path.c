@@ -10,6 +10,13 @@
  * KUnit suite installs a fake, there being no InfiniBand fabric to test
  * against. A query in flight holds a reference on its id; destruction
  * cancels it, and ib_sa then answers at once with -EINTR.
+ *
+ * ib_sa answers on ib_mad's per-port ordered workqueue. The consumer's
+ * handler does not run there: one that sleeps would hold up every MAD of
+ * the port, and one that destroys another id of the port would wait for
+ * that workqueue from inside it. The answer is handed to cma_wq, as
+ * in-box, in a work item allocated with the query, so that handing it
+ * over cannot fail.
  */
 
 #include <linux/in.h>
@@ -152,13 +159,41 @@ void cma_path_sort(const struct sa_path_rec *recs, int n,
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_path_sort);
 
-/* A copy of a path the route may go without; NULL for none. */
-static struct sa_path_rec *cma_path_dup(const struct sa_path_rec *rec)
+/* The paths an answer may carry, as struct cma_paths sorts them. */
+enum cma_path_kind {
+	CMA_PATH_PRIMARY,
+	CMA_PATH_INBOUND,
+	CMA_PATH_OUTBOUND,
+	CMA_PATH_KINDS
+};
+
+/**
+ * struct cma_path_answer - the SA's answer to a path query, on its way
+ * @work: delivers it, on cma_wq
+ * @cid: the id; the query's reference on it passes to @work
+ * @status: 0, or why there is no path
+ * @rec: the primary path, the inbound and the outbound one, when @status
+ *	is 0; a path the answer lacks is not in @has
+ * @has: which of @rec the answer had, by enum cma_path_kind
+ */
+struct cma_path_answer {
+	struct work_struct work;
+	struct cma_id *cid;
+	int status;
+	struct sa_path_rec rec[CMA_PATH_KINDS];
+	unsigned long has;
+};
+
+/* A copy of the answer's path of @kind; NULL if it had none. */
+static struct sa_path_rec *cma_path_dup(struct cma_path_answer *ans,
+					enum cma_path_kind kind)
 {
-	return rec ? kmemdup(rec, sizeof(*rec), GFP_KERNEL) : NULL;
+	if (!test_bit(kind, &ans->has))
+		return NULL;
+	return kmemdup(&ans->rec[kind], sizeof(ans->rec[kind]), GFP_KERNEL);
 }
 
-/* Replace the route's paths with @path and the SA's extra @paths. */
+/* Replace the route's paths with @path and the SA's extra @in and @out. */
 static void cma_path_set(struct rdma_route *route, struct sa_path_rec *path,
 			 struct sa_path_rec *in, struct sa_path_rec *out)
 {
@@ -171,41 +206,30 @@ static void cma_path_set(struct rdma_route *route, struct sa_path_rec *path,
 	route->path_rec_outbound = out;
 }
 
-/**
- * cma_path_done_recs - the end of an id's path record query
- * @cid: the id; the query's reference on it is dropped here
- * @status: 0, or why there is no path (-EINTR when cancelled)
- * @recs: the SA's answer when @status is 0 (see cma_path_sort()), copied
- * @n: how many records
- *
- * Delivers ROUTE_RESOLVED with the route's primary path and, when the
- * answer had them, its inbound and outbound paths (which the REQ then
- * carries), or ROUTE_ERROR (-EINVAL for an answer without a primary
- * path), unless the id left ROUTE_QUERY (it is being destroyed).
- *
- * Context: process context (ib_sa's answer or cancellation); takes the
- * id's handler mutex.
+/*
+ * ROUTE_RESOLVED with the primary path and, when the answer had them, the
+ * inbound and outbound ones (which the REQ then carries), or ROUTE_ERROR,
+ * under the handler mutex, unless the id left ROUTE_QUERY (it is being
+ * destroyed).
  */
-void cma_path_done_recs(struct cma_id *cid, int status,
-			const struct sa_path_rec *recs, int n)
+static void cma_path_deliver(struct work_struct *work)
 {
+	struct cma_path_answer *ans = container_of(work, struct cma_path_answer,
+						   work);
 	struct rdma_cm_event event = { .event = RDMA_CM_EVENT_ROUTE_RESOLVED };
 	struct sa_path_rec *path = NULL, *in = NULL, *out = NULL;
-	struct cma_paths paths;
+	struct cma_id *cid = ans->cid;
+	int status = ans->status;
 
-	WRITE_ONCE(cid->path_query_pending, false);
-	cma_path_sort(recs, status ? 0 : n, &paths);
-	if (!status && !paths.primary)
-		status = -EINVAL;
 	if (!status) {
-		path = CMA_ALLOC(kmemdup(paths.primary, sizeof(*path),
-					 GFP_KERNEL));
+		path = CMA_ALLOC(cma_path_dup(ans, CMA_PATH_PRIMARY));
 		if (!path)
 			status = -ENOMEM;
 		/* As in-box, the route goes on without one it cannot copy. */
-		in = cma_path_dup(paths.inbound);
-		out = cma_path_dup(paths.outbound);
+		in = cma_path_dup(ans, CMA_PATH_INBOUND);
+		out = cma_path_dup(ans, CMA_PATH_OUTBOUND);
 	}
+	kfree(ans);
 
 	mutex_lock(&cid->handler_mutex);
 	if (!cma_transition(cid, RDMA_CM_ROUTE_QUERY,
@@ -226,13 +250,60 @@ void cma_path_done_recs(struct cma_id *cid, int status,
 	} else {
 		cma_path_set(&cid->id.route, path, in, out);
 	}
-	cma_deliver_put_unlock(cid, &event);
+	if (cma_deliver(cid, &event)) {
+		/* Ours goes first: the destroy waits for all others. */
+		cma_id_put(cid);
+		cma_destroy_handler_unlock_deferred(cid);
+		return;
+	}
+	mutex_unlock(&cid->handler_mutex);
+	cma_id_put(cid);
+}
+
+/**
+ * cma_path_done_recs - the end of an id's path record query
+ * @cid: the id; the query's reference on it passes to the delivery
+ * @status: 0, or why there is no path (-EINTR when cancelled)
+ * @recs: the SA's answer when @status is 0 (see cma_path_sort()), copied
+ * @n: how many records
+ *
+ * Queues the delivery of ROUTE_RESOLVED or ROUTE_ERROR (-EINVAL for an
+ * answer without a primary path) on cma_wq. Called exactly once for each
+ * query started.
+ *
+ * Context: process context (ib_sa's answer, on ib_mad's workqueue, or
+ * its cancellation); does not sleep, takes no lock of the id's.
+ */
+void cma_path_done_recs(struct cma_id *cid, int status,
+			const struct sa_path_rec *recs, int n)
+{
+	struct cma_path_answer *ans = cid->path_answer;
+	const struct sa_path_rec *rec[CMA_PATH_KINDS];
+	struct cma_paths paths;
+	int kind;
+
+	cid->path_answer = NULL;
+	WRITE_ONCE(cid->path_query_pending, false);
+	cma_path_sort(recs, status ? 0 : n, &paths);
+	if (!status && !paths.primary)
+		status = -EINVAL;
+	ans->status = status;
+	rec[CMA_PATH_PRIMARY] = paths.primary;
+	rec[CMA_PATH_INBOUND] = paths.inbound;
+	rec[CMA_PATH_OUTBOUND] = paths.outbound;
+	for (kind = 0; !status && kind < CMA_PATH_KINDS; kind++) {
+		if (rec[kind]) {
+			ans->rec[kind] = *rec[kind];
+			__set_bit(kind, &ans->has);
+		}
+	}
+	queue_work(cma_wq, &ans->work);
 }
 EXPORT_SYMBOL_IF_KUNIT(cma_path_done_recs);
 
 /**
  * cma_path_done - the end of an id's path record query, with one path
- * @cid: the id; the query's reference on it is dropped here
+ * @cid: the id; the query's reference on it passes to the delivery
  * @status: 0, or why there is no path (-EINTR when cancelled)
  * @rec: the path when @status is 0, copied
  *
@@ -259,17 +330,28 @@ int cma_path_query(struct cma_id *cid, unsigned long timeout_ms)
 {
 	const struct cma_path_ops *ops = READ_ONCE(cma_path_ops);
 	struct rdma_route *route = &cid->id.route;
+	struct cma_path_answer *ans;
 	struct sa_path_rec rec;
 	ib_sa_comp_mask mask;
 	int ret;
 
+	ans = CMA_ALLOC(kzalloc(sizeof(*ans), GFP_KERNEL));
+	if (!ans)
+		return -ENOMEM;
+	INIT_WORK(&ans->work, cma_path_deliver);
+	ans->cid = cid;
+
 	mask = cma_path_request(&route->addr.dev_addr, cma_dst_addr(cid),
 				cid->id.ps, cid->tos, &rec);
+	/* Before the query: its answer may come before it returns. */
+	cid->path_answer = ans;
 	cma_id_get(cid);
 	WRITE_ONCE(cid->path_query_pending, true);
 	ret = CMA_CALL(ops->query(cid, &rec, mask, timeout_ms));
 	if (ret) {
 		WRITE_ONCE(cid->path_query_pending, false);
+		cid->path_answer = NULL;
+		kfree(ans);
 		cma_id_put(cid);
 	}
 	return ret;

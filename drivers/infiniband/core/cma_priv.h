@@ -25,6 +25,7 @@
 
 struct dentry;
 
+struct cma_path_answer;
 struct cma_port;
 struct seq_file;
 
@@ -99,6 +100,8 @@ struct cma_device {
  *	first thing, so a destruction from the callback does not wait for
  *	itself); the query holds a reference on the id, dropped by the
  *	callback when it is done or by the cancel if it never ran
+ * @addr_query_used: rdma_resolve_ip() was called on the id once: a new
+ *	call cancels the request before (cma_resolve.c)
  * @rep_sent: the passive side has sent its REP
  * @release_work: finishes a destruction decided on cma_wq (see
  *	cma_destroy_handler_unlock_deferred())
@@ -112,6 +115,8 @@ struct cma_device {
  *	destruction asks the backend to end it
  * @path_query: ib_sa's handle of that query
  * @path_query_id: and its number
+ * @path_answer: where that query's answer goes to be delivered from
+ *	cma_wq; the query owns it, then the answer
  * @node_type: rdma_restrict_node_type(): the node type of the devices the
  *	id may bind to, 0 for any; under cma_lock
  * @qkey: a UD id's qkey, 0 until set; set once, by cmpxchg (see
@@ -156,11 +161,13 @@ struct cma_id {
 	bool timeout_set;
 	bool min_rnr_timer_set;
 	bool addr_query_pending;
+	bool addr_query_used;
 	bool rep_sent;
 	bool service_query_pending;
 	bool path_query_pending;
 	struct ib_sa_query *path_query;
 	int path_query_id;
+	struct cma_path_answer *path_answer;
 	struct rdma_ib_service_rec *service_recs;
 	unsigned int nr_service_recs;
 	u32 qkey;
@@ -273,6 +280,8 @@ int cma_acquire_ib_dev(struct cma_id *cid);
 int cma_attach_dev(struct cma_id *cid, struct ib_device *device, u32 port,
 		   const struct ib_gid_attr *sgid_attr);
 void cma_release_dev(struct cma_id *cid);
+void cma_device_get(struct cma_device *cma_dev);
+void cma_device_put(struct cma_device *cma_dev);
 bool cma_dev_allowed(struct cma_id *cid, struct ib_device *device);
 void cma_devices_show(struct seq_file *m);
 
@@ -294,7 +303,9 @@ int cma_configfs_init(void);
 void cma_configfs_exit(void);
 
 /* cma_listen.c */
-void cma_listen_device_added(struct cma_device *cma_dev);
+void cma_listen_device_added(struct cma_device *cma_dev,
+			     struct list_head *todo);
+int cma_listens_make(struct list_head *todo);
 void cma_listen_device_removed(struct cma_device *cma_dev,
 			       struct list_head *dead);
 void cma_listens_destroy(struct list_head *dead);

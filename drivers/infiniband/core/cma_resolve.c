@@ -199,10 +199,26 @@ static int cma_resolve_ib(struct cma_id *cid)
 			       &event);
 }
 
+/*
+ * ADDR_ERROR puts the id back in ADDR_BOUND before its handler runs, so
+ * the consumer may resolve again while ib_core still holds the earlier
+ * request, its callback not returned. As in-box, that request is
+ * cancelled first, which waits for its callback: one request at a time
+ * is with ib_core, the one destruction cancels. The earlier callback has
+ * cleared addr_query_pending and drops its own reference.
+ */
+static void cma_cancel_earlier_query(struct cma_id *cid)
+{
+	if (cid->addr_query_used)
+		rdma_addr_cancel(&cid->id.route.addr.dev_addr);
+	cid->addr_query_used = true;
+}
+
 /**
  * rdma_resolve_addr - find the local device and the peer's address
  * @id: the id, IDLE (it is bound first, to @src_addr or a wildcard) or
- *	ADDR_BOUND
+ *	ADDR_BOUND (also after an ADDR_ERROR, whose request is then
+ *	cancelled: this waits for its handler to return)
  * @src_addr: source address to bind an IDLE id to, or NULL
  * @dst_addr: the destination, AF_INET, AF_INET6 or AF_IB, of the family
  *	of the id's source address; an AF_IB one is resolved at once, to an
@@ -241,6 +257,7 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		return ret;
 	}
 
+	cma_cancel_earlier_query(cid);
 	/* The callback's reference; see cma_addr_resolved(). */
 	cma_id_get(cid);
 	cid->addr_query_pending = true;

@@ -9,6 +9,7 @@
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/minmax.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <asm/unaligned.h>
@@ -302,6 +303,23 @@ static int cme_ep_event(struct cme_ep *ep, struct rdma_cm_id *id,
 	return gone ? 1 : 0;
 }
 
+/*
+ * Where Documentation/design.rst says a handler runs: a task that may
+ * sleep, never an interrupt; a workqueue worker (the CM's, ib_core's
+ * address one, the IB CM's, iw_cm's), or for DEVICE_REMOVAL the task
+ * unregistering the device. A breach warns, which fails the run.
+ */
+static void cme_check_context(const struct rdma_cm_event *ev)
+{
+	bool worker = current->flags & PF_WQ_WORKER;
+
+	might_sleep();
+	WARN(!in_task() || irqs_disabled() ||
+	     (!worker && ev->event != RDMA_CM_EVENT_DEVICE_REMOVAL),
+	     "%s handled in a wrong context (%s)\n",
+	     cme_event_name(ev->event), current->comm);
+}
+
 /**
  * cme_cm_handler() - the rdma_cm event handler of every id of this module
  * @id: the id; for CONNECT_REQUEST a new one, with the listener's context
@@ -315,6 +333,7 @@ int cme_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	enum cme_kind *kind = id->context;
 
+	cme_check_context(ev);
 	if (!kind) {
 		pr_err("FAIL: %s for an id without context\n",
 		       cme_event_name(ev->event));
