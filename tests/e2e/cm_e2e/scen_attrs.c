@@ -15,7 +15,7 @@
  * "connect_locked" has the client's handler drive the connection
  * itself, rdma_resolve_route() and rdma_connect_locked() from its
  * ADDR_RESOLVED and ROUTE_RESOLVED.  "iw_cm_id" checks rdma_iw_cm_id():
- * the iw_cm id of a listener and of both ends on iWARP, with their
+ * the iw_cm id of both ends of a connection on iWARP, with their
  * addresses, and none on RoCE.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -654,11 +654,11 @@ static bool cme_same(const struct sockaddr_storage *a,
 }
 
 /*
- * rdma_iw_cm_id() of @id: on iWARP an iw_cm id whose local address is the
- * id's source (and for a connection its remote one the destination);
- * elsewhere none.
+ * rdma_iw_cm_id() of a connected @id: on iWARP an iw_cm id whose local
+ * and remote addresses are the id's source and destination; elsewhere
+ * none.
  */
-static int cme_check_iw(const char *name, struct rdma_cm_id *id, bool conn)
+static int cme_check_iw(const char *name, struct rdma_cm_id *id)
 {
 	struct iw_cm_id *iw = rdma_iw_cm_id(id);
 
@@ -673,8 +673,7 @@ static int cme_check_iw(const char *name, struct rdma_cm_id *id, bool conn)
 		return -EPROTO;
 	}
 	if (!cme_same(&iw->local_addr, &id->route.addr.src_addr) ||
-	    (conn && !cme_same(&iw->remote_addr,
-			       &id->route.addr.dst_addr))) {
+	    !cme_same(&iw->remote_addr, &id->route.addr.dst_addr)) {
 		pr_err("FAIL: %s: iw_cm id %pISpc -> %pISpc, the id %pISpc -> %pISpc\n",
 		       name, &iw->local_addr, &iw->remote_addr,
 		       &id->route.addr.src_addr, &id->route.addr.dst_addr);
@@ -720,11 +719,15 @@ int cme_scen_iw_cm_id(const struct cme_params *p)
 	ret = cme_server_accepted(srv, cli);
 	if (ret)
 		goto out;
-	/* A listener on a bound address has a device; a wildcard one not. */
-	if (l->id->device)
-		ret = cme_check_iw("listener", l->id, false);
-	ret = ret ?: cme_check_iw(cli->name, cli->id, true) ?:
-	      cme_check_iw(srv->name, srv->id, true) ?:
+	/*
+	 * A listener's is only reported: the in-box CM keeps the iw_cm id
+	 * of a listener bound to one device in the id, this one keeps an
+	 * iw_cm id per device apart from it.
+	 */
+	pr_info("listener: rdma_iw_cm_id %s\n",
+		rdma_iw_cm_id(l->id) ? "set" : "NULL");
+	ret = cme_check_iw(cli->name, cli->id) ?:
+	      cme_check_iw(srv->name, srv->id) ?:
 	      cme_exchange(cli, srv) ?: cme_disconnect(cli, srv);
 out:
 	if (ret) {
