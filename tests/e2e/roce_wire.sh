@@ -3,22 +3,20 @@
 #
 # The type of service and the ACK timeout on the wire: a REQ sent through
 # rdma_ucm (tests/ucma/req_out) with tos 0x68 and ACK timeout 20, set
-# before the route, is captured with tcpdump as it leaves on a RoCEv2
-# device.  Its IP header must carry the tos, its CM REQ the same
-# primary traffic class and a local ACK timeout of 20 (the route's
-# packet life time is the timeout less one; the IB CM adds it back, as
-# rxe's ACK delay of 15 is smaller).  rxe0's own peers are local, and rxe
-# loops their packets back before any netdev, so the REQ goes to a
-# namespace at the end of a veth pair, where no RDMA device answers.
+# before the route, leaves a RoCEv2 device for a namespace at the end of
+# a veth pair, where no RDMA device answers but a plain UDP socket on
+# RoCEv2's port 4791 takes the packet with its IP tos (IP_RECVTOS; the
+# test kernel has no packet sockets for tcpdump).  The tos must be the
+# id's, and the CM REQ inside must carry it as its primary traffic class
+# and a local ACK timeout of 20 (the route's packet life time is the
+# timeout less one; the IB CM adds it back, as rxe's ACK delay of 15 is
+# smaller).  rxe0's own peers are local, and rxe loops their packets
+# back before any netdev.
 . "$CM_TOP/tests/e2e/lib/common.sh"
 
 TOS=0x68
 ACK_TIMEOUT=20
 PEER=10.3.0.2
-pcap=$CM_OUT/roce_wire.pcap
-
-command -v tcpdump > /dev/null ||
-	fail "no tcpdump: scripts/install-deps installs it on the host"
 
 ns_pid=
 cleanup() {
@@ -46,52 +44,63 @@ wait_for "rxew's GID of 10.3.0.1" has_gids rxew 10.3.0.1
 
 modprobe rdma_ucm
 
-# tcpdump says it listens (on stderr, unbuffered) before it captures.
-capture_ready() {
-	local line
-	while IFS= read -r line; do
-		[[ $line != *"listening on vw0"* ]] || return 0
-	done < "$CM_OUT/roce_wire.tcpdump"
-	return 1
+# catch: in the namespace, one datagram to port 4791, printed as "tos N"
+# and "payload HEX"; "ready" once the socket is bound.
+catch() {
+	nsenter -t "$ns_pid" -n python3 -u -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IP, 13, 1)  # IP_RECVTOS
+s.bind(("0.0.0.0", 4791))
+s.settimeout(60)
+print("ready: bound to port 4791")
+data, anc, _, _ = s.recvmsg(4096, 64)
+for level, kind, val in anc:
+    if level == socket.IPPROTO_IP and kind == 1:  # IP_TOS
+        print("tos", val[0])
+print("payload", data.hex())
+'
 }
-timeout 60 tcpdump -Z root -i vw0 -n -c 1 -w "$pcap" udp dst port 4791 \
-	2> "$CM_OUT/roce_wire.tcpdump" &
-td_pid=$!
-wait_for "tcpdump to listen" capture_ready
+start_ready "$CM_OUT/roce_wire.caught" catch
+catch_pid=$ready_pid
 
 start_ready "$CM_OUT/req_out.out" tests/ucma/req_out "$PEER" 7482 \
 	"$TOS" "$ACK_TIMEOUT"
 rc=0
-wait "$td_pid" || rc=$?
+wait "$catch_pid" || rc=$?
 kill "$ready_pid"
 rc2=0
 wait "$ready_pid" || rc2=$?
 show_output "$CM_OUT/req_out.out"
-[ "$rc" = 0 ] || fail "tcpdump: exit $rc (124: no REQ captured)"
+show_output "$CM_OUT/roce_wire.caught"
+[ "$rc" = 0 ] || fail "catcher: exit $rc"
 [ "$rc2" = 143 ] || fail "req_out: exit $rc2, not the SIGTERM sent"
 rmmod rdma_ucm
 
-# The packet from its IP header on, one byte a word.
-bytes=()
-while read -r off rest; do
-	[[ $off == 0x* ]] || continue
-	for w in $rest; do
-		bytes+=("${w:0:2}")
-		[ ${#w} -lt 4 ] || bytes+=("${w:2:2}")
-	done
-done <<< "$(tcpdump -r "$pcap" -n -x 2> /dev/null)"
-# IP 20, UDP 8, BTH 12, DETH 8: the MAD begins at 48; the REQ's fields
+ip_tos='' hex=''
+while read -r key val; do
+	case $key in
+	tos) ip_tos=$val ;;
+	payload) hex=$val ;;
+	esac
+done < "$CM_OUT/roce_wire.caught"
+[ -n "$ip_tos" ] || fail "no IP tos came with the datagram"
+# The datagram's bytes: BTH 12, DETH 8, then the MAD; the REQ's fields
 # at 24 into it: primary traffic class at 92, local ACK timeout in the
 # top five bits of 95.
-[ "${#bytes[@]}" -ge 168 ] || fail "captured ${#bytes[@]} bytes, not a REQ"
-mad=48
-class=$((16#${bytes[mad + 1]}))
-attr=$((16#${bytes[mad + 16]}${bytes[mad + 17]}))
-[ "$class" = 7 ] && [ "$attr" = 16 ] ||
+byte() {
+	echo $((16#${hex:$((2 * $1)):2}))
+}
+mad=20
+[ "${#hex}" -ge $((2 * (mad + 24 + 96))) ] ||
+	fail "caught ${#hex} hex digits, not a REQ"
+class=$(byte $((mad + 1)))
+attr=$(($(byte $((mad + 16))) * 256 + $(byte $((mad + 17)))))
+if [ "$class" != 7 ] || [ "$attr" != 16 ]; then
 	fail "not a CM REQ: class $class, attribute $attr"
-ip_tos=$((16#${bytes[1]}))
-req_tclass=$((16#${bytes[mad + 24 + 92]}))
-req_ack=$((16#${bytes[mad + 24 + 95]} >> 3))
+fi
+req_tclass=$(byte $((mad + 24 + 92)))
+req_ack=$(($(byte $((mad + 24 + 95))) >> 3))
 echo "REQ: IP tos $ip_tos, primary traffic class $req_tclass," \
 	"local ACK timeout $req_ack"
 [ "$ip_tos" = $((TOS)) ] || fail "IP tos $ip_tos, not $((TOS))"
