@@ -30,6 +30,8 @@ faults_on() {
 faults_off() {
 	echo 0 > "$knobs/probability"
 }
+# A failure must not leave the CM failing calls for the scripts after.
+trap faults_off EXIT
 
 faults_on
 cm_e2e stress "addr=$CM_RXE_ADDR4,$CM_SIW_ADDR4" "port=$CM_E2E_PORT" \

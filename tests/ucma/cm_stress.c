@@ -84,15 +84,20 @@ static int expect(struct rdma_event_channel *ch, enum rdma_cm_event_type want)
 	return got == want ? 0 : -1;
 }
 
-/* One client cycle, cut at @cut; returns how far it got. */
-static enum cut cycle(struct rdma_event_channel *ch, enum cut cut)
+/*
+ * One client cycle, cut at @cut; returns how far it got, or -1 when no id
+ * was made (a failed cycle too: under fault injection, not the end).
+ */
+static int cycle(struct rdma_event_channel *ch, enum cut cut)
 {
 	struct rdma_conn_param param = { .qp_num = next_qpn++ & 0xffffff };
 	struct rdma_cm_id *id;
 	enum cut at = CUT_CREATED;
 
-	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
-		die("rdma_create_id");
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP)) {
+		perror("rdma_create_id");
+		return -1;
+	}
 	created++;
 	if (cut == at)
 		goto out;
@@ -130,7 +135,8 @@ static void *client(void *arg)
 	unsigned int seed = (unsigned long)arg, i, n = seed >> 16;
 	unsigned int seed_of = seed & 0xffff;
 	struct rdma_event_channel *ch = rdma_create_event_channel();
-	enum cut cut, at;
+	enum cut cut;
+	int at;
 
 	if (!ch)
 		die("rdma_create_event_channel");
@@ -139,13 +145,13 @@ static void *client(void *arg)
 		at = cycle(ch, cut);
 		if (iwarp && cut > CUT_ROUTE)
 			cut = CUT_ROUTE;
-		if (at == cut) {
+		if (at == (int)cut) {
 			cuts[cut]++;
 			continue;
 		}
 		failed++;
 		fprintf(stderr, "cycle %u of seed %u: cut at %s, stopped at %s\n",
-			i, seed_of, cut_names[cut], cut_names[at]);
+			i, seed_of, cut_names[cut], at < 0 ? "no id" : cut_names[at]);
 	}
 	rdma_destroy_event_channel(ch);
 	return NULL;
