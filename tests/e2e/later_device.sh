@@ -17,6 +17,7 @@ modprobe rdma_ucm
 later_device() {
 	local name=later-$2 spid rc=0
 
+	no_stale_listener rping
 	timeout 60 rping -s -a "$1" -p 7495 -v -C 10 \
 		> "$CM_OUT/$name.server" 2>&1 &
 	spid=$!

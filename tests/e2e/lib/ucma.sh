@@ -16,6 +16,7 @@ run_pair() {
 	shift
 	client=("$@")
 	pair_server_out=$CM_OUT/$name.server
+	no_stale_listener "${server[@]}"
 	timeout "${CM_PAIR_TIMEOUT:-60}" "${server[@]}" \
 		> "$pair_server_out" 2>&1 &
 	spid=$!
@@ -43,11 +44,9 @@ server_client() {
 # two be served, and the server then has room for only two of the next
 # client's.
 await_listener() {
-	local spid=$1 comm=$2 i
+	local spid=$1 comm i
 
-	[ "$comm" != sh ] || comm=${4%% *}
-	comm=${comm##*/}
-	comm=${comm:0:15}
+	comm=$(server_comm "${@:2}")
 	for ((i = 0; i < 100; i++)); do
 		server_ready "$comm" && return 0
 		kill -0 "$spid" 2> /dev/null || return 1
@@ -55,6 +54,31 @@ await_listener() {
 	done
 	echo "  $comm: not ready after 10 s"
 	return 1
+}
+
+# server_comm SERVER-CMD...: the name its ids are listed under: the
+# command, or for "sh -c SCRIPT" the first word of SCRIPT.
+server_comm() {
+	local comm=$1
+
+	[ "$comm" != sh ] || comm=${3%% *}
+	comm=${comm##*/}
+	echo "${comm:0:15}"
+}
+
+# no_stale_listener SERVER-CMD...: wait until no id of an earlier server
+# of that name listens any more (its ids go once it has exited), so that
+# the next one's readiness is not read from it.
+no_stale_listener() {
+	local comm
+
+	[ -z "${CM_PAIR_READY:-}" ] || return 0
+	comm=$(server_comm "$@")
+	wait_for "the last $comm's listener to go" not_ready "$comm"
+}
+
+not_ready() {
+	! server_ready "$1"
 }
 
 # server_ready COMM: the server is ready for its client.  With
@@ -159,6 +183,7 @@ rdma_server_client() {
 cmtime_pair() {
 	local name=cmtime-$1 spid rc
 	pair_server_out=$CM_OUT/$name.server
+	no_stale_listener cmtime
 	timeout 60 cmtime -b "$1" -c "$2" > "$pair_server_out" 2>&1 &
 	spid=$!
 	await_listener "$spid" cmtime ||
