@@ -54,17 +54,6 @@ expect_positive() {
 all_steps=(create_id resolve_addr resolve_route create_qp connect
 	established data disconnect destroy)
 
-# The RDMA resources the module still has: none once it is done.
-leftovers() {
-	local out line show
-
-	show=$'resource show cm_id\nresource show qp\nresource show cq\nresource show pd'
-	out=$(rdma -f -b - 2> /dev/null <<< "$show") || true
-	while IFS= read -r line; do
-		[[ $line != *cm_bench* ]] || printf '%s\n' "$line"
-	done <<< "$out"
-}
-
 for dev in rxe siw; do
 	if [ "$dev" = rxe ]; then addr=$CM_RXE_ADDR4; else addr=$CM_SIW_ADDR4; fi
 	insmod "$BENCH_KO" "addr=$addr" timeout=20
@@ -96,5 +85,6 @@ for dev in rxe siw; do
 	fi
 	rmmod cm_bench
 done
-[ -z "$(leftovers)" ] || fail "cm_bench left resources behind: $(leftovers)"
+restrack_none_of cm_bench ||
+	fail "cm_bench left resources behind: $(printf '\n  %s' "${restrack_left[@]}")"
 echo "ok: nothing of cm_bench left"

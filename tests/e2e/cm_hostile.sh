@@ -16,9 +16,8 @@ ch_failed=()
 [ -e "$CH_KO" ] ||
 	fail "$CH_KO is missing: build it (make -C KDIR M=\$PWD/tests/e2e/cm_hostile modules)"
 
-# Our rdma_cm has a debugfs device listing; the kernel's does not.  The
-# checks the in-box CM is known to fail count only against ours.
-if [ -e "$CM_DEVICES" ]; then
+# The checks the in-box CM is known to fail count only against ours.
+if cm_is_ours; then
 	ch_strict=1
 	echo "our rdma_cm: strict checks on"
 else
@@ -26,18 +25,14 @@ else
 	echo "in-box rdma_cm: strict checks off"
 fi
 
-# The RDMA resources the module made and did not destroy.
-ch_leftovers() {
-	printf 'resource show %s\n' cm_id qp cq pd mr |
-		rdma -f -b - 2> /dev/null | grep -w cm_hostile || true
-}
-
+# No RDMA resource the module made is left (the CM may still be
+# destroying an id whose handler returned non-zero).
 ch_nothing_left() {
 	local tries=50
-	while [ -n "$(ch_leftovers)" ]; do
+	while ! restrack_none_of cm_hostile; do
 		tries=$((tries - 1))
 		[ "$tries" -gt 0 ] || return 1
-		sleep 0.1
+		nap 0.1
 	done
 }
 
@@ -68,7 +63,7 @@ ch_run() {
 	fi
 	if ! ch_nothing_left; then
 		echo "FAIL: cm_hostile left these behind:" >&2
-		ch_leftovers >&2
+		printf '  %s\n' "${restrack_left[@]}" >&2
 		rc=1
 	fi
 	if [ "$rc" = 0 ]; then

@@ -16,7 +16,7 @@
 
 cm_e2e stress "addr=$CM_RXE_ADDR4,$CM_SIW_ADDR4" "port=$CM_E2E_PORT" \
 	"count=${CM_KSTRESS_CYCLES:-250}" "seed=${CM_KSTRESS_SEED:-1}"
-dmesg | grep -o 'stress worker [0-9]:.*' || true
+stress_workers
 
 expect_no_ids "the stress"
 cm_e2e_done

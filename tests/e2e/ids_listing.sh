@@ -104,15 +104,7 @@ expect_held() {
 
 cm_e2e_start hold "addr=$CM_RXE_ADDR4,$CM_RXE_ADDR6,$CM_SIW_ADDR4" \
 	"port=$P" wait=60
-state=
-for ((i = 0; i < 600; i++)); do
-	# The parameters appear once insmod has the module in memory.
-	{ read -r state < "$CM_E2E_PARAMS/state"; } 2> /dev/null || true
-	[ "$state" != holding ] || break
-	kill -0 "$cm_e2e_pid" 2> /dev/null || break
-	nap 0.1
-done
-[ "$state" = holding ] || { cm_e2e_finish; fail "cm_e2e did not hold"; }
+cm_e2e_wait_state holding || { cm_e2e_finish; fail "cm_e2e did not hold"; }
 
 ids_read
 expect_held "$CM_RXE_ADDR4" rxe0 0.0.0.0

@@ -17,11 +17,16 @@ modprobe rdma_ucm
 later_device() {
 	local name=later-$2 spid rc=0
 
+	no_stale_listener rping
 	timeout 60 rping -s -a "$1" -p 7495 -v -C 10 \
 		> "$CM_OUT/$name.server" 2>&1 &
 	spid=$!
-	nap 1
+	await_listener "$spid" rping || {
+		show_tail "$name server" "$CM_OUT/$name.server"
+		fail "$name: the server did not listen before rxe1 came"
+	}
 	add_rxe1
+	wait_for "rxe1's GID of $2" has_gids rxe1 "$2"
 	timeout 60 rping -c -a "$2" -p 7495 -v -C 10 \
 		> "$CM_OUT/$name.client" 2>&1 || rc=$?
 	wait "$spid" || rc=$((rc ? rc : $?))

@@ -100,18 +100,13 @@ paths_has() {
 # hold_and_check MODE_REC_TYPE TOS: connections on rxe0 (IPv4) and siw0
 # made with the defaults as they are; their path records and listing.
 hold_and_check() {
-	local i state='' line ok=0
+	local state=held line ok=0
 	local -a ids
 
 	cm_e2e_start hold "addr=$CM_RXE_ADDR4,$CM_SIW_ADDR4" \
 		"port=$CM_E2E_PORT" wait=60
-	for ((i = 0; i < 600; i++)); do
-		{ read -r state < "$CM_E2E_PARAMS/state"; } 2> /dev/null || true
-		[ "$state" != holding ] || break
-		kill -0 "$cm_e2e_pid" 2> /dev/null || break
-		nap 0.1
-	done
-	if [ "$state" = holding ]; then
+	cm_e2e_wait_state holding || state=
+	if [ "$state" = held ]; then
 		paths_has "$CM_RXE_ADDR4 rec_type=$1 traffic_class=$2 sl=0"
 		echo "ok: path on rxe0: rec_type=$1 traffic_class=$2"
 		paths_has "$CM_SIW_ADDR4 none"
@@ -126,7 +121,7 @@ hold_and_check() {
 	fi
 	echo 1 > "$CM_E2E_PARAMS/release"
 	cm_e2e_finish
-	[ "$state" = holding ] || fail "cm_e2e did not hold"
+	[ "$state" = held ] || fail "cm_e2e did not hold"
 }
 
 # RoCEv2 (rec_type 2), tos 96 from the default.

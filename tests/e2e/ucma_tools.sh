@@ -41,12 +41,17 @@ cmtime_pair "$CM_RXE_ADDR4" 10
 send_lat_pair "$CM_RXE_ADDR4" rxe0
 send_bw_pair "$CM_RXE_ADDR4" rxe0
 
-CM_PAIR_LISTENS=0 server_client mckey mckey -m 239.1.2.3 -b "$CM_RXE_ADDR4" -c 5 -- \
+# mckey's server joins instead of listening: it is ready once it says it
+# receives (line-buffered, so the line shows while it runs).
+ready='receiving data transfers'
+CM_PAIR_READY=$ready server_client mckey \
+	stdbuf -oL mckey -m 239.1.2.3 -b "$CM_RXE_ADDR4" -c 5 -- \
 	mckey -m 239.1.2.3 -b "$CM_RXE_ADDR4" -s -c 5
 
 # IPv6 groups on RoCEv2 join with MLD here; the in-box CM says -ENOTSUPP.
-if [ -e "$CM_DEVICES" ]; then
-	CM_PAIR_LISTENS=0 server_client mckey6 mckey -m ff0e::1:2:3 -b "$CM_RXE_ADDR6" -c 5 -- \
+if cm_is_ours; then
+	CM_PAIR_READY=$ready server_client mckey6 \
+		stdbuf -oL mckey -m ff0e::1:2:3 -b "$CM_RXE_ADDR6" -c 5 -- \
 		mckey -m ff0e::1:2:3 -b "$CM_RXE_ADDR6" -s -c 5
 fi
 

@@ -16,14 +16,15 @@ port=18515
 failed=0
 validated=0
 
-# check WHAT: the last run passed and validated every message.
+# check WHAT COUNT RC: the last run's write of run returned RC, which
+# must be 0, and its results say it passed and validated COUNT messages.
 check() {
 	local want=$2
 
-	if [ "${xrdma_r[status]:-}" != pass ] ||
+	if [ "$3" != 0 ] || [ "${xrdma_r[status]:-}" != pass ] ||
 	   [ "${xrdma_r[messages]:-}" != "$want" ] ||
 	   [ "${xrdma_r[errors]:-}" != 0 ]; then
-		echo "FAIL: $1" >&2
+		echo "FAIL: $1 (run's status $3)" >&2
 		printf '    %s\n' "${xrdma_results[@]}" >&2
 		failed=$((failed + 1))
 		return
@@ -36,10 +37,10 @@ check() {
 }
 
 run() {
-	local what=$1 want=$2
+	local what=$1 want=$2 rc=0
 	shift 2
-	xrdma_test t "$@" || true
-	check "$what" "$want"
+	xrdma_test t "$@" || rc=$?
+	check "$what" "$want" "$rc"
 }
 
 xrdma_load || fail "cannot load xrdma.ko and xrping.ko"
@@ -57,11 +58,13 @@ done
 # order).  rxe and siw run side by side: the guest has two CPUs.
 for ((i = 0; i < ${#servers[@]}; i += 2)); do
 	xrdma_test_start "${servers[i]}" "${servers[i + 1]}" "$port" \
-		size=64 count=2200 window=16 || true
+		size=64 count=2200 window=16 ||
+		fail "cannot start the ping-pong on ${servers[i]}"
 done
 for ((i = 0; i < ${#servers[@]}; i += 2)); do
-	xrdma_test_finish "${servers[i]}" || true
-	check "${servers[i]} ping-pong" 2200
+	rc=0
+	xrdma_test_finish "${servers[i]}" || rc=$?
+	check "${servers[i]} ping-pong" 2200 "$rc"
 done
 
 # Sizes from 1 byte to the 64 KiB inline limit, over every device and
@@ -97,25 +100,35 @@ run "64 connections" 512 "$CM_RXE_ADDR4" "$port" conns=64 count=512 \
 echo "   ${xrdma_r[setup_established_ns]:-no setup figures}"
 
 # A server that is not there: a clear refusal, not a hang.
-if xrdma_test t "$CM_RXE_ADDR4" $((port + 1)) count=1; then
-	echo "FAIL: connect to a closed port succeeded" >&2
+# ran_and_failed: the last run was not refused, it ran and failed with
+# an error.
+ran_and_failed() {
+	[ "${xrdma_r[status]:-}" = fail ] && [ "${xrdma_r[error]:-0}" != 0 ]
+}
+
+if xrdma_test t "$CM_RXE_ADDR4" $((port + 1)) count=1 || ! ran_and_failed
+then
+	echo "FAIL: connect to a closed port: not a failed run" >&2
+	printf '    %s\n' "${xrdma_results[@]}" >&2
 	failed=$((failed + 1))
 else
-	echo "ok: closed port refused (error ${xrdma_r[error]:-?})"
+	echo "ok: closed port refused (error ${xrdma_r[error]})"
 fi
 
 # An address nobody has: resolution fails within the timeout, and the
 # half-built endpoint (an id, no QP) is torn down.
-if xrdma_test t 10.0.0.99 "$port" count=1 timeout_ms=1000; then
-	echo "FAIL: connect to an address nobody has succeeded" >&2
+if xrdma_test t 10.0.0.99 "$port" count=1 timeout_ms=1000 ||
+   ! ran_and_failed; then
+	echo "FAIL: connect to an address nobody has: not a failed run" >&2
+	printf '    %s\n' "${xrdma_results[@]}" >&2
 	failed=$((failed + 1))
 else
-	echo "ok: unresolvable address failed (error ${xrdma_r[error]:-?})"
+	echo "ok: unresolvable address failed (error ${xrdma_r[error]})"
 fi
 
-# check_reconnected WHAT COUNT: as check, and the client reconnected.
+# check_reconnected WHAT COUNT RC: as check, and the client reconnected.
 check_reconnected() {
-	check "$1" "$2"
+	check "$1" "$2" "$3"
 	if [ "${xrdma_r[reconnects]:-0}" -lt 1 ]; then
 		echo "FAIL: $1: no reconnect" >&2
 		failed=$((failed + 1))
@@ -130,23 +143,43 @@ restart() {
 		fail "cannot restart server $1"
 }
 
-# restart_under NAME SERVER ADDR PAUSE COUNT WHAT [ATTR=VALUE...]: a
+# echoed SERVER: how many messages SERVER echoed so far, in $echoed.
+echoed() {
+	echoed=$(xrdma_server_stat "$1" echoed) ||
+		fail "server $1 has no echoed in its stats"
+}
+
+# echoed_past SERVER N: SERVER echoed more than N messages.
+echoed_past() {
+	local echoed
+	echoed "$1"
+	[ "$echoed" -gt "$2" ]
+}
+
+# mid_run SERVER SINCE N: wait until SERVER echoed N messages more than
+# SINCE, that is until the run under way is well into its messages.
+mid_run() {
+	wait_for "$1 to echo $3 messages of the run" echoed_past "$1" \
+		$(($2 + $3 - 1))
+}
+
+# restart_under NAME SERVER ADDR AFTER COUNT WHAT [ATTR=VALUE...]: a
 # run of COUNT messages with reconnect, during which SERVER goes away
-# PAUSE s into it and comes back half a second later; the run must pass
-# whole, with a reconnect.
+# once it echoed AFTER of them, and comes back; the run must pass whole,
+# with a reconnect.
 restart_under() {
-	local name=$1 srv=$2 addr=$3 pause=$4 count=$5 what=$6
+	local name=$1 srv=$2 addr=$3 after=$4 count=$5 what=$6 rc=0 echoed
 
 	shift 6
+	echoed "$srv"
 	xrdma_test_start "$name" "$addr" "$port" "count=$count" \
-		reconnect_ms=100 "$@" || true
-	nap "$pause"
+		reconnect_ms=100 "$@" || fail "cannot start $what"
+	mid_run "$srv" "$echoed" "$after"
 	xrdma_server_stop "$srv" || failed=$((failed + 1))
-	nap 0.5
 	xrdma_server_start "$srv" "$addr" "$port" inline_size=65536 ||
 		fail "cannot restart server $srv"
-	xrdma_test_finish "$name" || true
-	check_reconnected "$what" "$count"
+	xrdma_test_finish "$name" || rc=$?
+	check_reconnected "$what" "$count" "$rc"
 }
 
 # Reconnect with backoff: the server goes away in the middle of a run
@@ -158,7 +191,7 @@ ddebug=/sys/kernel/debug/dynamic_debug/control
 mark="xrdma.sh: reconnect $$"
 echo 'module xrdma +p' > "$ddebug"
 echo "$mark" > /dev/kmsg
-restart_under rc rxe4 "$CM_RXE_ADDR4" 0.3 200 \
+restart_under rc rxe4 "$CM_RXE_ADDR4" 50 200 \
 	"reconnect after the server restarted"
 echo 'module xrdma -p' > "$ddebug"
 for said in "$CM_RXE_ADDR4:$port: disconnected, status 0" \
@@ -173,7 +206,7 @@ done
 # buffers across the connections and registers them again on the new
 # one, whose server has new ones; after the first one or two messages
 # of each connection every message is pushed, each way.
-restart_under rl siw4 "$CM_SIW_ADDR4" 0.5 40 \
+restart_under rl siw4 "$CM_SIW_ADDR4" 5 40 \
 	"1 MiB messages across a reconnect" size=1048576 inline_size=65536
 if [ "${xrdma_r[pushes_sent]:-0}" -lt 20 ] ||
    [ "${xrdma_r[pushes_received]:-0}" -lt 20 ]; then
@@ -188,17 +221,19 @@ fi
 # Device removal in the middle of a run: the endpoints let go, rxe0
 # unregisters (rdma link delete returns), it comes back, the client
 # reconnects and finishes.
+echoed rxe4
 xrdma_test_start dr "$CM_RXE_ADDR4" "$port" count=600 reconnect_ms=100 ||
-	true
-nap 0.3
+	fail "cannot start the run for the device removal"
+mid_run rxe4 "$echoed" 100
 rdma link delete rxe0 || fail "rxe0 did not unregister"
 echo "ok: rxe0 unregistered with a transfer running"
 rdma link add rxe0 type rxe netdev veth0 || fail "cannot add rxe0 again"
 wait_for "rxe0 active" port_active rxe0
 restart rxe4 "$CM_RXE_ADDR4"
 restart rxe6 "$CM_RXE_ADDR6"
-xrdma_test_finish dr || true
-check_reconnected "reconnect after rxe0 was removed and added" 600
+rc=0
+xrdma_test_finish dr || rc=$?
+check_reconnected "reconnect after rxe0 was removed and added" 600 "$rc"
 
 # Every id, QP, CQ and PD the module made is gone.
 xrdma_cleanup t rc rl dr rxe4 rxe6 siw4 siw6 || failed=$((failed + 1))

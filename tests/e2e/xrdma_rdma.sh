@@ -38,14 +38,22 @@ bad() {
 	failed=$((failed + 1))
 }
 
-# check WHAT MESSAGES BYTES: the last run passed, completed MESSAGES
-# messages, moved BYTES bytes and found no error.
+# xrun NAME ADDR PORT [ATTR=VALUE...]: xrdma_test, its status (the
+# write of run) kept in $run_rc for check.
+run_rc=0
+xrun() {
+	run_rc=0
+	xrdma_test "$@" || run_rc=$?
+}
+
+# check WHAT MESSAGES BYTES: the last run (xrun) returned 0 and passed,
+# completed MESSAGES messages, moved BYTES bytes and found no error.
 check() {
-	if [ "${xrdma_r[status]:-}" != pass ] ||
+	if [ "$run_rc" != 0 ] || [ "${xrdma_r[status]:-}" != pass ] ||
 	   [ "${xrdma_r[messages]:-}" != "$2" ] ||
 	   [ "${xrdma_r[bytes]:-}" != "$3" ] ||
 	   [ "${xrdma_r[errors]:-}" != 0 ]; then
-		bad "$1"
+		bad "$1 (run's status $run_rc)"
 		return 1
 	fi
 }
@@ -70,8 +78,7 @@ pingpong() {
 	local what="$1 $3 size $4" keys=$(($5 + 1))
 
 	[ "$3" = write ] || keys=$5
-	xrdma_test t "$2" "$port" "op=$3" mode=pingpong "size=$4" \
-		"count=$5" || true
+	xrun t "$2" "$port" "op=$3" mode=pingpong "size=$4" "count=$5"
 	check "$what" "$5" $(($4 * $5)) || return 0
 	check_keys "$what" "$keys" || return 0
 	refills=$((refills + ${xrdma_r[mr_refills]:-0}))
@@ -87,8 +94,7 @@ pingpong() {
 stream() {
 	local what="$1 $3 $4 size $5" want=$(($6 * $7))
 
-	xrdma_test t "$2" "$port" "op=$3" "mode=$4" "size=$5" "count=$6" \
-		"${@:9}" || true
+	xrun t "$2" "$port" "op=$3" "mode=$4" "size=$5" "count=$6" "${@:9}"
 	check "$what" "$want" $(($6 * $5 * $8)) || return 0
 	echo "ok: $what: $want messages, ${xrdma_r[bytes]} bytes," \
 		"${xrdma_r[gbps]} Gb/s, ${xrdma_r[msg_per_sec]} msg/s"
@@ -141,8 +147,8 @@ sendpp() {
 	fi
 	# rxe has immediate data: each inline message's header goes there.
 	[ "$chunked" != 0 ] || [ "${1#rxe}" = "$1" ] || imm=$n
-	xrdma_test t "$2" "$port" op=send mode=pingpong "size=$3" \
-		"count=$4" inline_size=65536 "${@:5}" || true
+	xrun t "$2" "$port" op=send mode=pingpong "size=$3" \
+		"count=$4" inline_size=65536 "${@:5}"
 	check "$what" "$n" $(($3 * n * 2)) || return 0
 	xsum "$what" chunks_sent pushes_sent "$chunked" || return 0
 	xsum "$what" chunks_received pushes_received "$chunked" || return 0
@@ -213,7 +219,7 @@ for ((i = 0; i < 4; i += 2)); do
 	stream "$name" "$addr" write floor 1048576 4 1 1
 	# A key the server invalidated (and replaced) must not work; our
 	# FILL request invalidated it remotely.
-	xrdma_test t "$addr" "$port" op=write mode=stale size=4096 || true
+	xrun t "$addr" "$port" op=write mode=stale size=4096
 	if ! check "$name stale rkey" 1 0; then
 		:
 	elif [ "${xrdma_r[sends_inv]:-0}" -lt 1 ]; then
@@ -296,16 +302,31 @@ for name in rxe4 siw4; do
 	fi
 done
 
-# remove_under NAME WHAT PAUSE KEY ATTR=VALUE...: rxe0 removed PAUSE s
-# into a run of ATTRs: it unregisters (rdma link delete returns), and
-# the run ends with an error instead of hanging (its result KEY shows
-# how far it got); then rxe0 comes back.
+# rxe0_sent: rxe0's count of packets sent, in $sent.
+rxe0_sent() {
+	read -r sent < /sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts
+}
+
+# rxe0_sent_past N: rxe0 sent more than N packets.
+rxe0_sent_past() {
+	local sent
+	rxe0_sent
+	[ "$sent" -gt "$1" ]
+}
+
+# remove_under NAME WHAT PACKETS KEY ATTR=VALUE...: rxe0 removed once a
+# run of ATTRs made it send PACKETS packets: it unregisters (rdma link
+# delete returns), and the run ends with an error instead of hanging
+# (its result KEY shows how far it got); then rxe0 comes back.
 remove_under() {
-	local name=$1 what=$2 pause=$3 key=$4
+	local name=$1 what=$2 packets=$3 key=$4 sent
 
 	shift 4
-	xrdma_test_start "$name" "$CM_RXE_ADDR4" "$port" "$@" || true
-	nap "$pause"
+	rxe0_sent
+	xrdma_test_start "$name" "$CM_RXE_ADDR4" "$port" "$@" ||
+		fail "cannot start the $what"
+	wait_for "the $what to send $packets packets" rxe0_sent_past \
+		$((sent + packets))
 	rdma link delete rxe0 || fail "rxe0 did not unregister under a $what"
 	if xrdma_test_finish "$name" || [ "${xrdma_r[status]:-}" != fail ]; then
 		bad "the $what survived the removal of its device"
@@ -320,7 +341,7 @@ remove_under() {
 
 # Device removal in the middle of a WRITE stream: both ends hold
 # registrations; teardown destroys them.
-remove_under dr "WRITE stream" 2 messages op=write mode=bw size=65536 \
+remove_under dr "WRITE stream" 2000 messages op=write mode=bw size=65536 \
 	count=1000000 window=16
 
 # The same in the middle of a stream of 1 MiB Sends: chunks wait for
@@ -329,7 +350,7 @@ remove_under dr "WRITE stream" 2 messages op=write mode=bw size=65536 \
 xrdma_server_stop rxe4 || failed=$((failed + 1))
 xrdma_server_start rxe4 "$CM_RXE_ADDR4" "$port" inline_size=65536 ||
 	fail "cannot restart server rxe4"
-remove_under dc "stream of chunks" 3 chunks_sent op=send mode=bw \
+remove_under dc "stream of chunks" 3000 chunks_sent op=send mode=bw \
 	size=1048576 count=1000000 window=4 inline_size=65536
 
 # Past the limits: refused, not truncated.
@@ -340,8 +361,10 @@ else
 	echo "ok: size over 1 MiB refused"
 fi
 if xrdma_test t "$CM_RXE_ADDR4" "$port" op=send size=65537 \
-	inline_size=65536 window=8; then
-	echo "FAIL: a window of chunks over half the slots was accepted" >&2
+	inline_size=65536 window=8 || [ "${xrdma_r[status]:-}" != refused ]
+then
+	echo "FAIL: a window of chunks over half the slots was not refused" >&2
+	printf '    %s\n' "${xrdma_results[@]}" >&2
 	failed=$((failed + 1))
 else
 	echo "ok: a window of 8 chunked Sends refused (4 at most)"

@@ -230,7 +230,10 @@ static ssize_t xrping_test_run_store(struct config_item *item,
 	if (!go)
 		return -EINVAL;
 	mutex_lock(&t->lock);
+	/* The last run's results go now: a refused run has none to show. */
+	t->ran = false;
 	rc = xrping_test_check(&t->params);
+	t->refused = rc;
 	if (!rc) {
 		xrping_set_port(&t->params.addr, t->params.port);
 		t->ran_params = t->params;
@@ -251,6 +254,9 @@ static ssize_t xrping_test_results_show(struct config_item *item,
 	mutex_lock(&t->lock);
 	if (t->ran)
 		len = xrping_format(&t->ran_params, &t->result, page);
+	else if (t->refused)
+		len = sysfs_emit(page, "status refused\nerror %d\n",
+				 t->refused);
 	else
 		len = sysfs_emit(page, "status none\n");
 	mutex_unlock(&t->lock);

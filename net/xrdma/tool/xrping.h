@@ -247,7 +247,8 @@ struct xrping_result {
  * @params: the options
  * @result: the last run's results
  * @ran_params: the parameters that run had (as it adjusted them)
- * @ran: a run finished since the object was made
+ * @ran: the last run written finished, and @result is its
+ * @refused: 0, or the error the last run written was refused with
  */
 struct xrping_test {
 	struct config_item item;
@@ -256,6 +257,7 @@ struct xrping_test {
 	struct xrping_result result;
 	struct xrping_params ran_params;
 	bool ran;
+	int refused;
 };
 
 extern const struct config_item_type xrping_server_type;

@@ -80,6 +80,7 @@ enum cme_kind {
  * @rej_msg: for REJECTED, rdma_reject_msg() of @status
  * @new_id: for CONNECT_REQUEST, the id was not the listening id
  * @iwarp: the event's id was on an iWARP device (no IB CM fields)
+ * @ece: the event's ECE values (CONNECT_REQUEST, ESTABLISHED)
  */
 struct cme_event {
 	enum rdma_cm_event_type type;
@@ -94,6 +95,7 @@ struct cme_event {
 	const char *rej_msg;
 	bool new_id;
 	bool iwarp;
+	struct rdma_ucm_ece ece;
 };
 
 /**
@@ -128,6 +130,7 @@ struct cme_event {
  * @handler_error: first error a handler met on this endpoint
  * @tagged: messages carry the sender's QP number and its id's addresses,
  *	which must be @peer_qpn and the receiving id's addresses mirrored
+ * @drive: the handler takes the connection's steps itself (cme_ep_drive())
  * @lock: protects @events, @nr_events, @id_gone, @handler_asleep
  * @wq: woken when an event is recorded
  * @events: the log
@@ -163,6 +166,7 @@ struct cme_ep {
 	bool handler_awake;
 	int handler_error;
 	bool tagged;
+	bool drive;
 
 	/* protects events, nr_events, cursor, closing, dying, id_gone */
 	spinlock_t lock;
@@ -348,5 +352,13 @@ int cme_scen_netns_hold(const struct cme_params *p);
 
 /* scen_stress.c */
 int cme_scen_stress(const struct cme_params *p);
+
+/* scen_attrs.c */
+int cme_scen_qp_attrs(const struct cme_params *p);
+int cme_scen_set_ib_path(const struct cme_params *p);
+int cme_scen_notify(const struct cme_params *p);
+int cme_scen_connect_locked(const struct cme_params *p);
+int cme_scen_iw_cm_id(const struct cme_params *p);
+void cme_ep_drive(struct cme_ep *ep, const struct rdma_cm_event *ev);
 
 #endif /* CM_E2E_H */

@@ -19,9 +19,10 @@ cm_e2e_mark=
 [ -e "$CM_E2E_KO" ] ||
 	fail "$CM_E2E_KO is missing: build it (make, or make -C KDIR M=\$PWD/tests/e2e/cm_e2e modules)"
 
-# Our rdma_cm has a debugfs device listing; the kernel's does not.  The
-# checks the in-box CM is known to fail run only against ours.
-if [ -e "$CM_DEVICES" ]; then
+# The checks the in-box CM is known to fail run only against ours, which
+# must then have its debugfs device listing.
+if cm_is_ours; then
+	[ -r "$CM_DEVICES" ] || fail "our rdma_cm has no $CM_DEVICES"
 	CM_E2E_STRICT=1
 	echo "our rdma_cm: strict checks on"
 else
@@ -29,28 +30,46 @@ else
 	echo "in-box rdma_cm: strict checks off"
 fi
 
-# The RDMA resources (restrack) the module made and did not destroy:
-# ids, QPs, CQs, PDs, MRs whose owner is cm_e2e.  One rdma, no grep.
-cm_e2e_leftovers() {
-	local out line show
-
-	show=$'resource show cm_id\nresource show qp\nresource show cq'
-	show+=$'\nresource show pd\nresource show mr'
-	out=$(rdma -f -b - 2> /dev/null <<< "$show") || true
-	while IFS= read -r line; do
-		[[ $line != *cm_e2e* ]] || printf '%s\n' "$line"
-	done <<< "$out"
-}
-
 # The CM may still be destroying an id whose handler returned non-zero.
 cm_e2e_nothing_left() {
 	local tries=50
 
-	while [ -n "$(cm_e2e_leftovers)" ]; do
+	while ! restrack_none_of cm_e2e; do
 		tries=$((tries - 1))
 		[ "$tries" -gt 0 ] || return 1
 		nap 0.1
 	done
+}
+
+# stress_workers: the kernel stress's per-worker lines, which show that
+# it ran; there must be some.
+stress_workers() {
+	local line n=0
+
+	while IFS= read -r line; do
+		[[ $line == *"stress worker "[0-9]:* ]] || continue
+		echo "${line#*cm_e2e: }"
+		n=$((n + 1))
+	done <<< "$(dmesg)"
+	[ "$n" -gt 0 ] || fail "no stress worker reported"
+}
+
+# cm_e2e_wait_state STATE: wait up to 60 s for the batch started with
+# cm_e2e_start to say STATE; false if it did not (it ended, or time ran
+# out).
+cm_e2e_wait_state() {
+	local i state
+
+	for ((i = 0; i < 600; i++)); do
+		# The parameters appear once insmod has the module in memory.
+		if [ -r "$CM_E2E_PARAMS/state" ]; then
+			read -r state < "$CM_E2E_PARAMS/state"
+			[ "$state" != "$1" ] || return 0
+		fi
+		kill -0 "$cm_e2e_pid" 2> /dev/null || return 1
+		nap 0.1
+	done
+	return 1
 }
 
 # The module's kernel messages since MARK: what a failed batch said.
@@ -125,7 +144,7 @@ cm_e2e_finish() {
 	fi
 	if ! cm_e2e_nothing_left; then
 		echo "FAIL: $cm_e2e_args left these behind:" >&2
-		cm_e2e_leftovers >&2
+		printf '  %s\n' "${restrack_left[@]}" >&2
 		cm_e2e_failed+=("$cm_e2e_args: leftovers")
 	fi
 }

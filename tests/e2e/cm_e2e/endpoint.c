@@ -231,6 +231,7 @@ void cme_ep_record(struct cme_ep *ep, struct rdma_cm_id *id,
 		e->type = ev->event;
 		e->status = ev->status;
 		e->new_id = new_id;
+		e->ece = ev->ece;
 		e->iwarp = id->device &&
 			   rdma_protocol_iwarp(id->device, id->port_num);
 		e->conn = *conn;
@@ -299,6 +300,8 @@ static int cme_ep_event(struct cme_ep *ep, struct rdma_cm_id *id,
 	 */
 	if (gone && id->qp)
 		rdma_destroy_qp(id);
+	if (ep->drive && !gone)
+		cme_ep_drive(ep, ev);
 	cme_ep_record(ep, id, ev, false, gone);
 	return gone ? 1 : 0;
 }

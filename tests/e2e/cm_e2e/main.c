@@ -16,8 +16,10 @@
  * end.  Scenarios: connect, reject, server_disconnect, destroy_states,
  * sequential, concurrent, wildcard, netns, bad_input, for two hosts
  * serve and dial, hold (ids held in known states for a script),
- * netns_hold (the same in a namespace whose processes go), and stress
- * (random cycles cut short, on two CPUs at once).
+ * netns_hold (the same in a namespace whose processes go), stress
+ * (random cycles cut short, on two CPUs at once), and what the calls
+ * that tune a connection do to it: qp_attrs, set_ib_path, notify,
+ * connect_locked, iw_cm_id (scen_attrs.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -39,7 +41,7 @@
 
 static char *scenario;
 module_param(scenario, charp, 0444);
-MODULE_PARM_DESC(scenario, "comma-separated list, each NAME (every parameter set) or NAME@N (set N): connect, reject, server_disconnect, destroy_states, sequential, concurrent, wildcard, netns, bad_input, serve, dial, hold, stress, netns_hold");
+MODULE_PARM_DESC(scenario, "comma-separated list, each NAME (every parameter set) or NAME@N (set N): connect, reject, server_disconnect, destroy_states, sequential, concurrent, wildcard, netns, bad_input, serve, dial, hold, stress, netns_hold, qp_attrs, set_ib_path, notify, connect_locked, iw_cm_id");
 
 static char *addr[CME_MAX_SETS];
 static unsigned int nr_addr;
@@ -205,6 +207,11 @@ static const struct cme_scenario cme_scenarios[] = {
 	{ "hold", NULL, cme_scen_hold },
 	{ "stress", cme_scen_stress, NULL, 200 },
 	{ "netns_hold", cme_scen_netns_hold },
+	{ "qp_attrs", cme_scen_qp_attrs },
+	{ "set_ib_path", cme_scen_set_ib_path },
+	{ "notify", cme_scen_notify },
+	{ "connect_locked", cme_scen_connect_locked },
+	{ "iw_cm_id", cme_scen_iw_cm_id },
 };
 
 /**

@@ -15,10 +15,13 @@ run_pair() {
 	while [ "$1" != -- ]; do server+=("$1"); shift; done
 	shift
 	client=("$@")
+	pair_server_out=$CM_OUT/$name.server
+	no_stale_listener "${server[@]}"
 	timeout "${CM_PAIR_TIMEOUT:-60}" "${server[@]}" \
-		> "$CM_OUT/$name.server" 2>&1 &
+		> "$pair_server_out" 2>&1 &
 	spid=$!
-	await_listener "$spid" "${server[@]}"
+	await_listener "$spid" "${server[@]}" ||
+		echo "  $name: the server is not ready; the client tries anyway"
 	client_until_served "$name" "$spid" "${client[@]}" || rc=$?
 	wait "$spid" || rc=$((rc ? rc : $?))
 	show_tail "$name server" "$CM_OUT/$name.server"
@@ -35,46 +38,96 @@ server_client() {
 }
 
 # await_listener SERVER-PID SERVER-CMD...: wait up to 10 s for the
-# server to listen, as our listing of ids shows it (the owner is the
-# command, or for "sh -c SCRIPT" the first word of SCRIPT). A client
-# that comes too early does not always fail cleanly: of udaddy's four
-# SIDR requests, the first two can find no listener and the last two
-# be served, and the server then has room for only two of the next
-# client's. Returns at once where there is no listing (the in-box CM)
-# and when CM_PAIR_LISTENS=0 (a server that joins a group instead).
+# server to be ready (server_ready); false if it was not, or ended. A
+# client that comes too early does not always fail cleanly: of udaddy's
+# four SIDR requests, the first two can find no listener and the last
+# two be served, and the server then has room for only two of the next
+# client's.
 await_listener() {
-	local spid=$1 comm=$2 line i
-	local -a ids
+	local spid=$1 comm i
 
-	[ "${CM_PAIR_LISTENS:-1}" = 1 ] && [ -r "$CM_IDS" ] || return 0
-	[ "$comm" != sh ] || comm=${4%% *}
-	comm=${comm##*/}
-	comm=${comm:0:15}
+	comm=$(server_comm "${@:2}")
 	for ((i = 0; i < 100; i++)); do
-		mapfile -t ids < "$CM_IDS"
-		for line in "${ids[@]}"; do
-			[[ $line != *" state=LISTEN "*" owner=$comm "* ]] || return 0
-		done
-		kill -0 "$spid" 2> /dev/null || return 0
+		server_ready "$comm" && return 0
+		kill -0 "$spid" 2> /dev/null || return 1
 		nap 0.1
 	done
-	echo "  $comm: not listening after 10 s"
+	echo "  $comm: not ready after 10 s"
+	return 1
+}
+
+# server_comm SERVER-CMD...: the name its ids are listed under: the
+# command, or for "sh -c SCRIPT" the first word of SCRIPT.
+server_comm() {
+	local comm=$1
+
+	[ "$comm" != sh ] || comm=${3%% *}
+	comm=${comm##*/}
+	echo "${comm:0:15}"
+}
+
+# no_stale_listener SERVER-CMD...: wait until no id of an earlier server
+# of that name listens any more (its ids go once it has exited), so that
+# the next one's readiness is not read from it.
+no_stale_listener() {
+	local comm
+
+	[ -z "${CM_PAIR_READY:-}" ] || return 0
+	comm=$(server_comm "$@")
+	wait_for "the last $comm's listener to go" not_ready "$comm"
+}
+
+not_ready() {
+	! server_ready "$1"
+}
+
+# server_ready COMM: the server is ready for its client.  With
+# CM_PAIR_READY set, a server that joins a group instead of listening
+# has printed that line in $pair_server_out; otherwise an id of COMM
+# listens, as our listing of ids shows it, or, on the in-box CM, which
+# has none, rdma's listing of restrack's cm_ids.
+server_ready() {
+	local line out
+	local -a ids
+
+	if [ -n "${CM_PAIR_READY:-}" ]; then
+		mapfile -t ids < "$pair_server_out"
+		for line in "${ids[@]}"; do
+			[[ $line != *"$CM_PAIR_READY"* ]] || return 0
+		done
+		return 1
+	fi
+	if cm_is_ours; then
+		[ -r "$CM_IDS" ] || fail "our CM has no $CM_IDS"
+		mapfile -t ids < "$CM_IDS"
+		for line in "${ids[@]}"; do
+			[[ $line != *" state=LISTEN "*" owner=$1 "* ]] || return 0
+		done
+		return 1
+	fi
+	out=$(rdma resource show cm_id) || fail "rdma resource show cm_id"
+	while IFS= read -r line; do
+		[[ $line != *"state LISTEN "*"comm $1 "* ]] || return 0
+	done <<< "$out"
+	return 1
 }
 
 # client_until_served NAME SERVER-PID CLIENT-CMD...: run the client; if
 # it fails while the server still runs, the server may not be listening
-# yet (where await_listener cannot tell): try again, five times in all.
-# The last client's status is returned.
+# yet (where await_listener cannot tell): try again, five times in all,
+# each try after the first counted with a RETRY line.  The last client's
+# status is returned.
 client_until_served() {
 	local name=$1 spid=$2 try rc=0
 	shift 2
 	for try in 1 2 3 4 5; do
-		nap 1
+		[ "$try" = 1 ] || nap 1
 		rc=0
 		timeout "${CM_PAIR_TIMEOUT:-60}" "$@" \
 			> "$CM_OUT/$name.client" 2>&1 || rc=$?
 		[ "$rc" != 0 ] && kill -0 "$spid" 2> /dev/null || break
 		echo "  $name: client try $try failed ($rc), the server still waits"
+		[ "$try" = 5 ] || retried "$name client (try $try exit $rc)"
 	done
 	return "$rc"
 }
@@ -116,6 +169,7 @@ rdma_server_client() {
 		rdma_client -s "$1" -p 7471 || rc=$?
 	if [ "$rc" = 124 ] && [ "${2:-}" = rxe ]; then
 		echo "  $name: timed out, rxe's lost ACK (above): once more"
+		retried "$name (timed out, rxe's lost ACK)"
 		rc=0
 		CM_PAIR_TIMEOUT=20 run_pair "$name" rdma_server -p 7471 -- \
 			rdma_client -s "$1" -p 7471 || rc=$?
@@ -127,14 +181,22 @@ rdma_server_client() {
 # cmtime: COUNT connections set up and torn down at once. Its server
 # serves until it is stopped: the client's status is the verdict.
 cmtime_pair() {
-	local name=cmtime-$1 spid
-	timeout 60 cmtime -b "$1" -c "$2" > "$CM_OUT/$name.server" 2>&1 &
+	local name=cmtime-$1 spid rc
+	pair_server_out=$CM_OUT/$name.server
+	no_stale_listener cmtime
+	timeout 60 cmtime -b "$1" -c "$2" > "$pair_server_out" 2>&1 &
 	spid=$!
-	await_listener "$spid" cmtime
+	await_listener "$spid" cmtime ||
+		echo "  $name: the server is not ready; the client tries anyway"
 	client_until_served "$name" "$spid" cmtime -s "$1" -c "$2" ||
 		fail "$name: client exit $?"
-	kill "$spid"
-	wait "$spid" || true
+	kill "$spid" 2> /dev/null || {
+		show_tail "$name server" "$CM_OUT/$name.server"
+		fail "$name: the server ended before it was stopped"
+	}
+	rc=0
+	wait "$spid" || rc=$?
+	[ "$rc" = 143 ] || fail "$name: server exit $rc, not the SIGTERM sent"
 	show_tail "$name client" "$CM_OUT/$name.client"
 	echo "ok: $name"
 }
@@ -149,16 +211,26 @@ send_lat_pair() {
 # (its fit of the cycle counter stays below r^2 0.9) and so ends with
 # "Can't produce a report" and status 1 after the transfer: what counts
 # here, the connection through rdma_cm and the sends, shows as both
-# sides reaching the report's header after exchanging QP numbers.
+# sides reaching the report's header after exchanging QP numbers.  Each
+# side's status is written after its output: 0, or 1 with that message.
 send_bw_pair() {
-	local name=ib_send_bw-$1 f
-	server_client "$name" sh -c "ib_send_bw -R -d $2 -s 4096 -n 100; true" -- \
-		sh -c "ib_send_bw -R -d $2 -s 4096 -n 100 $1; true"
+	local name=ib_send_bw-$1 f rc
+	local -a lines
+	local bw="ib_send_bw -R -d $2 -s 4096 -n 100"
+	server_client "$name" sh -c "$bw; echo \"ib_send_bw exit \$?\"" -- \
+		sh -c "$bw $1; echo \"ib_send_bw exit \$?\""
 	for f in "$CM_OUT/$name.server" "$CM_OUT/$name.client"; do
+		mapfile -t lines < "$f"
+		rc=${lines[-1]:-}
+		[[ $rc == "ib_send_bw exit "* ]] || fail "$name: no exit status in $f"
+		rc=${rc#ib_send_bw exit }
 		grep -q 'remote address: LID' "$f" ||
 			fail "$name: no connection in $f"
 		grep -q 'BW average' "$f" || fail "$name: no transfer in $f"
-		if ! grep -q "Can't produce a report" "$f"; then
+		if grep -q "Can't produce a report" "$f"; then
+			[ "$rc" = 1 ] || fail "$name: exit $rc in $f"
+		else
+			[ "$rc" = 0 ] || fail "$name: exit $rc in $f"
 			grep -Eq '^ *4096 +100 ' "$f" ||
 				fail "$name: no report line in $f"
 		fi

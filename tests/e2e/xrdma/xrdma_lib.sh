@@ -89,9 +89,17 @@ xrdma_test_read() {
 	done
 }
 
+# xrdma_forget: no results in hand, so that a run that never started
+# cannot be judged by the previous one's.
+xrdma_forget() {
+	xrdma_results=()
+	xrdma_r=()
+}
+
 # xrdma_test_start NAME ADDR PORT [ATTR=VALUE...]: set up and start a
 # run in the background.
 xrdma_test_start() {
+	xrdma_forget
 	xrdma_pids[$1]=
 	xrdma_test_setup "$@" || return 1
 	xrdma_put "$XRPING_CFS/tests/$1/run" 1 &
@@ -116,6 +124,7 @@ xrdma_test_finish() {
 xrdma_test() {
 	local rc=0
 
+	xrdma_forget
 	xrdma_test_setup "$@" || rc=1
 	if [ "$rc" = 0 ]; then
 		xrdma_put "$XRPING_CFS/tests/$1/run" 1 || rc=1
@@ -147,19 +156,12 @@ xrdma_server_stat() {
 	return 1
 }
 
-# xrdma_nothing_left: no RDMA resource (restrack) belongs to xrdma.
+# xrdma_nothing_left: no RDMA resource (restrack) belongs to xrdma
+# (tests/e2e/lib/common.sh's restrack_none_of; scripts only).
 xrdma_nothing_left() {
-	local out line show
-
-	show=$'resource show cm_id\nresource show qp\nresource show cq'
-	show+=$'\nresource show pd\nresource show mr'
-	out=$(rdma -f -b - 2> /dev/null <<< "$show") || true
-	while IFS= read -r line; do
-		if [[ $line == *xrdma* ]]; then
-			echo "left: $line" >&2
-			return 1
-		fi
-	done <<< "$out"
+	restrack_none_of xrdma && return 0
+	printf 'left: %s\n' "${restrack_left[@]}" >&2
+	return 1
 }
 
 # xrdma_cleanup TEST...: remove the test objects and every server, wait
