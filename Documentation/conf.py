@@ -35,8 +35,16 @@ kerneldoc_bin = os.path.join(ksrc, 'scripts/kernel-doc')
 kerneldoc_srctree = top
 kerneldoc_verbosity = 0
 
+# The results tables and plots of benchmarks.rst, from the benchmarks'
+# JSON (Documentation/bench/*.json) by scripts/bench-report, every build.
+bench = os.path.join(top, 'Documentation/bench')
+subprocess.run([os.path.join(top, 'scripts/bench-report'), '--out',
+                os.path.join(bench, 'generated')] +
+               sorted(os.path.join(bench, f) for f in os.listdir(bench)
+                      if f.endswith('.json')), check=True)
+
 master_doc = 'index'
-exclude_patterns = ['_build']
+exclude_patterns = ['_build', 'bench/generated']
 primary_domain = 'c'
 highlight_language = 'none'
 
