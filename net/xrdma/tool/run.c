@@ -48,7 +48,7 @@
  *
  * @echoed, @errors, @rtt and @rc are written by the receive callback
  * only; @sent, @t_sent and @msg by the run, or once the run set
- * @target by the callback only; @t_sent[i] is rewritten only after
+ * @target by the callback only; a slot of @t_sent is rewritten only after
  * its echo came.
  */
 struct xrping_conn {

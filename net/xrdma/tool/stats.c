@@ -4,7 +4,9 @@
  * results as "key value" lines, one figure a line, that a person reads
  * and a script splits on the first space.
  */
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/sort.h>
 
@@ -156,6 +158,65 @@ static int xrping_format_chunks(const struct xrping_result *res, bool send,
 				  x->mr_invs_skipped, x->send_cq_rescued);
 }
 
+/* The coarsest clock step a timed figure may be read with. A clock
+ * source that counts ticks (jiffies, as a guest under TCG falls back
+ * to when its TSC is judged unreliable) moves in steps of 1 to 10 ms:
+ * a round trip of 20 us then reads as 0 or as a whole tick, and the
+ * figures are the tick's, not the transport's.  A counter (TSC, HPET,
+ * ACPI PM) steps by far less than this, even under emulation.
+ */
+#define XRPING_CLOCK_MAX_STEP_NS	(10 * NSEC_PER_USEC)
+
+/* How finely ktime_get_ns() resolves time now, in ns: the smallest of
+ * three jumps from a reading to the first one that differs from it.
+ * Sets *@still when a reading equalled the one before it: the clock
+ * stood still between two readings, so the jump is its step.  A clock
+ * that moves at every reading is finer than the cost of a reading (which
+ * lockdep and emulation can make microseconds), and the jump is only an
+ * upper bound.  Spins at most a second, by jiffies, which move whatever
+ * the clock source is.
+ */
+static u64 xrping_clock_step(bool *still)
+{
+	unsigned long deadline = jiffies + HZ;
+	u64 best = U64_MAX, t0, t;
+	int i;
+
+	*still = false;
+	for (i = 0; i < 3; i++) {
+		t0 = ktime_get_ns();
+		while ((t = ktime_get_ns()) == t0 &&
+		       time_before(jiffies, deadline))
+			*still = true;
+		if (t != t0)
+			best = min(best, t - t0);
+	}
+	return best;
+}
+
+/* The latency and per-step setup figures, or, on a clock too coarse
+ * for them, the refusal and the clock's step instead.
+ */
+static int xrping_format_times(const struct xrping_result *res, char *page,
+			       int at)
+{
+	bool still;
+	u64 step = xrping_clock_step(&still);
+
+	at += sysfs_emit_at(page, at, "clock_step_ns %llu\n", step);
+	if (still && step > XRPING_CLOCK_MAX_STEP_NS)
+		return at + sysfs_emit_at(page, at,
+					  "timing refused: the clock steps by %llu ns, more than %lu\n",
+					  step, XRPING_CLOCK_MAX_STEP_NS);
+	if (res->has_lat)
+		at += sysfs_emit_at(page, at,
+				    "lat_min_ns %llu\nlat_median_ns %llu\nlat_avg_ns %llu\nlat_p99_ns %llu\nlat_p99.9_ns %llu\n",
+				    res->lat_min, res->lat_median,
+				    res->lat_avg, res->lat_p99,
+				    res->lat_p999);
+	return xrping_format_steps(res, page, at);
+}
+
 /**
  * xrping_format() - the results of a run as text
  * @p: the run's parameters
@@ -185,12 +246,6 @@ int xrping_format(const struct xrping_params *p,
 			    "messages %llu\nerrors %llu\nreconnects %llu\nelapsed_us %llu\nbytes %llu\n",
 			    res->messages, res->errors, res->reconnects,
 			    div_u64(res->elapsed_ns, 1000), res->bytes);
-	if (res->has_lat)
-		at += sysfs_emit_at(page, at,
-				    "lat_min_ns %llu\nlat_median_ns %llu\nlat_avg_ns %llu\nlat_p99_ns %llu\nlat_p99.9_ns %llu\n",
-				    res->lat_min, res->lat_median,
-				    res->lat_avg, res->lat_p99,
-				    res->lat_p999);
 	at += sysfs_emit_at(page, at, "gbps %llu.%03llu\nmsg_per_sec %llu\n",
 			    div_u64(mbps, 1000), mbps % 1000, rate);
 	if (p->op != XRPING_OP_SEND && p->mode != XRPING_MODE_FLOOR)
@@ -198,5 +253,5 @@ int xrping_format(const struct xrping_params *p,
 	if (p->mode != XRPING_MODE_FLOOR)
 		at = xrping_format_chunks(res, p->op == XRPING_OP_SEND, page,
 					  at);
-	return xrping_format_steps(res, page, at);
+	return xrping_format_times(res, page, at);
 }
