@@ -1088,7 +1088,6 @@ static bool fz_diff_async(unsigned int op)
 	case RDMA_USER_CM_CMD_ACCEPT:
 	case RDMA_USER_CM_CMD_REJECT:
 	case RDMA_USER_CM_CMD_DISCONNECT:
-	case RDMA_USER_CM_CMD_NOTIFY:
 	case RDMA_USER_CM_CMD_JOIN_IP_MCAST:
 	case RDMA_USER_CM_CMD_JOIN_MCAST:
 		return true;
