@@ -16,7 +16,7 @@
  * to one), and the scenario waits on one id at a time in a fixed order,
  * so the record does not depend on which of two ids heard first.
  *
- *   cm_diff [--list] [--only PREFIX] RXE4 RXE6 SIW4 SIW6
+ *   cm_diff [--list] [--only PREFIX[,PREFIX...]] RXE4 RXE6 SIW4 SIW6
  *
  * Exit 0 when every scenario ran (whatever it recorded), 2 when a set-up
  * step the harness itself needs failed.
@@ -31,6 +31,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <rdma/rdma_cma.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -41,6 +43,7 @@
 #define EV_MS		5000	/* an event that should come */
 #define QUIET_MS	300	/* an event that should not come */
 #define RESOLVE_MS	2000
+#define SCEN_S		120	/* the longest a scenario may take, in s */
 #define FAKE_QPN	0x1234	/* connect without a QP: RoCE only */
 #define PDATA_SEED	0x40
 
@@ -371,27 +374,66 @@ static void mkaddr(struct sockaddr_storage *ss, const char *text,
 	}
 }
 
-/* Start scenario @fmt...; false when it is not selected. */
+/* @name starts with one of the comma-separated prefixes of --only. */
+static bool selected(const char *name)
+{
+	const char *p = only, *end;
+
+	if (!only)
+		return true;
+	for (; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ',');
+		if (end > p && !strncmp(name, p, end - p))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Start scenario @fmt...: true in a child process that runs it and ends
+ * in done(); false in the parent, which waits for the child and records
+ * its death if it did not end well, and when the scenario is not
+ * selected. So one scenario that crashes librdmacm costs that scenario
+ * only, and every scenario starts with librdmacm and the ids fresh.
+ */
 static bool scen(const char *fmt, ...)
 {
 	char name[160];
 	va_list ap;
+	pid_t pid;
+	int st;
 
 	va_start(ap, fmt);
 	vsnprintf(name, sizeof(name), fmt, ap);
 	va_end(ap);
-	if (only && strncmp(name, only, strlen(only)))
+	if (!selected(name))
 		return false;
 	port0 = PORT_BASE + 4 * (nr_scen % 2000);
 	nr_scen++;
 	printf("== %s\n", name);
 	fflush(stdout);
-	return !list_only;
+	if (list_only)
+		return false;
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		alarm(SCEN_S);	/* a scenario that hangs dies of SIGALRM */
+		return true;
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		die("waitpid");
+	if (WIFSIGNALED(st))
+		rec("died of signal %d", WTERMSIG(st));
+	else if (WEXITSTATUS(st))
+		rec("exit %d", WEXITSTATUS(st));
+	return false;
 }
 
 static void done(void)
 {
 	fflush(stdout);
+	_exit(0);
 }
 
 /* ---- building blocks ---------------------------------------------- */
@@ -612,11 +654,11 @@ static bool do_call(struct ep *e, enum mcall c, enum dev d, enum fam f)
 	unsigned char ack = 14;
 
 	/*
-	 * librdmacm reads the id's device before it issues these three: on
-	 * an id without one it would crash, so the CM is never asked.
+	 * librdmacm reads the id's device before it issues these: on an id
+	 * without one it would crash, so the CM is never asked.
 	 */
 	if (!e->id->verbs && (c == C_CONNECT || c == C_ACCEPT ||
-			      c == C_DISCONNECT)) {
+			      c == C_DISCONNECT || c == C_RESOLVE_ROUTE)) {
 		rec("%s %s not issued: no device", e->name, mcall_name[c]);
 		return false;
 	}
@@ -779,14 +821,24 @@ static void conn_matrix_one(enum dev d, enum fam f, enum cstate st,
 		wait_ev(sv, EV_MS, NULL);
 		goto out;
 	}
+	if (c == C_DISCONNECT && async) {
+		/* IB: the peer's DREP ends the wait, and it sends none */
+		wait_ev(target == cl ? sv : cl, EV_MS, NULL);
+		goto out;
+	}
 	if (async)
 		wait_ev(target, EV_MS, NULL);
 	/* What the call did to the other side. */
 	if (c == C_DISCONNECT || c == C_REJECT || c == C_ACCEPT)
 		wait_ev(target == cl ? sv : cl, QUIET_MS, NULL);
 out:
-	ep_free(cl);
+	/*
+	 * The request's id first: its REJ ends the client's wait at once,
+	 * where destroying an iWARP client still waiting for the MPA reply
+	 * takes siw half a minute.
+	 */
 	ep_free(sv);
+	ep_free(cl);
 	ep_free(l);
 end:
 	done();
@@ -1109,10 +1161,11 @@ static void disc_one(enum dev d, enum fam f, enum disc how)
 	switch (how) {
 	case D_CLIENT:
 	case D_TIMEWAIT:
+		/* IB: the DREP that ends the client's wait is the server's */
 		call("C", "disconnect", rdma_disconnect(c->id));
-		wait_ev(c, EV_MS, NULL);
 		wait_ev(s, EV_MS, NULL);
 		call("S", "disconnect", rdma_disconnect(s->id));
+		wait_ev(c, EV_MS, NULL);
 		if (how == D_TIMEWAIT) {
 			wait_ev(c, 20000, NULL);
 			wait_ev(s, 20000, NULL);
@@ -1120,9 +1173,9 @@ static void disc_one(enum dev d, enum fam f, enum disc how)
 		break;
 	case D_SERVER:
 		call("S", "disconnect", rdma_disconnect(s->id));
-		wait_ev(s, EV_MS, NULL);
 		wait_ev(c, EV_MS, NULL);
 		call("C", "disconnect", rdma_disconnect(c->id));
+		wait_ev(s, EV_MS, NULL);
 		break;
 	case D_BOTH:
 		call("C", "disconnect", rdma_disconnect(c->id));
@@ -1411,7 +1464,7 @@ int main(int argc, char **argv)
 			break;
 	}
 	if (argc - a != 4) {
-		fprintf(stderr, "usage: cm_diff [--list] [--only PREFIX] RXE4 RXE6 SIW4 SIW6\n");
+		fprintf(stderr, "usage: cm_diff [--list] [--only PREFIX,...] RXE4 RXE6 SIW4 SIW6\n");
 		return 2;
 	}
 	dev_addr[RXE][V4] = argv[a];
@@ -1419,6 +1472,13 @@ int main(int argc, char **argv)
 	dev_addr[SIW][V4] = argv[a + 2];
 	dev_addr[SIW][V6] = argv[a + 3];
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/*
+	 * librdmacm opens and queries every device once, on first use: do
+	 * that here, not in each scenario's process, where it would cost
+	 * more than most scenarios do.
+	 */
+	if (!list_only)
+		rdma_free_devices(rdma_get_devices(NULL));
 	for (i = 0; i < ARRAY_SIZE(families); i++)
 		families[i].run();
 	fprintf(stderr, "%u scenarios\n", nr_scen);
