@@ -1464,7 +1464,8 @@ int main(int argc, char **argv)
 			break;
 	}
 	if (argc - a != 4) {
-		fprintf(stderr, "usage: cm_diff [--list] [--only PREFIX,...] RXE4 RXE6 SIW4 SIW6\n");
+		fprintf(stderr, "usage: cm_diff [--list] [--only PREFIX,...] %s\n",
+			"RXE4 RXE6 SIW4 SIW6");
 		return 2;
 	}
 	dev_addr[RXE][V4] = argv[a];
