@@ -547,6 +547,8 @@ static struct ep *start_conn(struct ep *l, enum dev d, enum fam f,
 	if (!reach(c, dev_addr[d][f], port0))
 		return c;
 	ep_qp(c, IBV_QPT_RC);
+	/* The request carries the client's QP number */
+	l->peer_qpn = c->id->qp->qp_num;
 	if (connect_len(c, len))
 		return c;
 	if (wait_ev(l, EV_MS, &nid) != RDMA_CM_EVENT_CONNECT_REQUEST)
@@ -1237,6 +1239,7 @@ static void backlog1(enum dev d, enum fam f)
 	c2 = ep_new("C2", RDMA_PS_TCP);
 	if (reach(c2, dev_addr[d][f], port0)) {
 		ep_qp(c2, IBV_QPT_RC);
+		l->peer_qpn = c2->id->qp->qp_num;
 		if (!connect_len(c2, 4) &&
 		    wait_ev(l, QUIET_MS, &nid) == RDMA_CM_EVENT_CONNECT_REQUEST)
 			s2 = ep_adopt("S2", nid);
@@ -1334,6 +1337,7 @@ static void fam_ud(void)
 			c = ep_new("C", RDMA_PS_UDP);
 			if (l && reach(c, dev_addr[RXE][f], port0)) {
 				ep_qp(c, IBV_QPT_UD);
+				l->peer_qpn = c->id->qp->qp_num;
 				if (!connect_len(c, 8) &&
 				    wait_ev(l, EV_MS, &nid) ==
 				    RDMA_CM_EVENT_CONNECT_REQUEST) {
