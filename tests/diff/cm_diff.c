@@ -201,9 +201,10 @@ static void rec_ud(const struct ep *e, const struct rdma_ud_param *u)
 		snprintf(q, sizeof(q), "0x%x", u->qp_num);
 	rec("%s   ud qpn=%s qkey=0x%x dlid=%u sl=%u port=%u", e->name, q,
 	    u->qkey, ah->dlid, ah->sl, ah->port_num);
-	rec("%s   ah global=%u dgid=%s hop=%u tclass=%u flow=%u", e->name,
+	/* RoCEv2's flow label hashes the ports, one of them ephemeral */
+	rec("%s   ah global=%u dgid=%s hop=%u tclass=%u flow=%s", e->name,
 	    ah->is_global, gid, ah->grh.hop_limit, ah->grh.traffic_class,
-	    ah->grh.flow_label);
+	    ah->grh.flow_label ? "set" : "0");
 }
 
 static bool is_conn_event(int type)
