@@ -19,7 +19,19 @@
  * harness to find. It prints the seed and, per command, how often it was
  * issued, how often it succeeded, and the events received.
  *
+ * --diff is the differential mode of tests/diff: one thread, and after
+ * each command the events it set off are collected until the files stay
+ * quiet (--settle-ms, default 50; an asynchronous command that succeeded
+ * first waits up to FZ_FIRST_MS for its first event), sorted by file and
+ * id so that the order two ids heard in does not matter, and fed to the
+ * table before the next choice. Standard output is then the record
+ * tests/diff/compare reads: each command with its target and result,
+ * each event, in sections of FZ_DIFF_SECTION steps; the statistics go to
+ * standard error. The same seed on two CMs makes the same choices for as
+ * long as the CMs answer alike.
+ *
  *   ucma_fuzz [--seed N] [--ops N] [--threads N] [--verbose] [--reject-any]
+ *	       [--diff] [--settle-ms N]
  */
 
 #define _GNU_SOURCE
@@ -45,6 +57,9 @@
 #define FZ_NPORTS	2
 #define FZ_MAX_THREADS	32
 #define FZ_NEVENTS	32	/* beyond the largest event number */
+#define FZ_DIFF_SECTION	250	/* --diff: steps per section of the record */
+#define FZ_FIRST_MS	2500	/* --diff: wait for an async command's event */
+#define FZ_DIFF_EVENTS	256	/* --diff: events one settling collects */
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -189,6 +204,9 @@ static unsigned long fz_events[FZ_NEVENTS];
 static unsigned long fz_ops_left;
 static bool fz_verbose;
 static bool fz_reject_any;
+static bool fz_diff;
+static int fz_settle_ms = 50;
+static unsigned long fz_step;
 /* For --verbose: what the calling thread is working on. */
 static __thread __u32 fz_cur_id;
 static __thread int fz_cur_file;
@@ -361,6 +379,10 @@ static int fz_cmd(int fd, unsigned int op, void *body, __u16 len, __u16 out)
 			fz_cur_id, fz_op_names[op],
 			ret < 0 ? strerrorname_np(err) : "ok",
 			fz_now_us() - start);
+	if (fz_diff && op != RDMA_USER_CM_CMD_GET_EVENT)
+		printf("  %lu %s file %d id %u = %s\n", fz_step, fz_op_names[op],
+		       fz_cur_file, fz_cur_id,
+		       ret < 0 ? strerrorname_np(err) ?: "?" : "0");
 	if (ret < 0) {
 		fz_count(&fz_errnos[op][err < FZ_NERRNO ? err : 0]);
 		return -err;
@@ -590,8 +612,11 @@ static void fz_op_create(struct fz_thread *t, int fd, int file)
 	fz_mangle(t, &cmd, sizeof(cmd));
 	cmd.response = fz_ptr(&resp);
 	if (!fz_cmd(fd, RDMA_USER_CM_CMD_CREATE_ID, &cmd, sizeof(cmd),
-		    sizeof(resp)))
+		    sizeof(resp))) {
+		if (fz_diff)
+			printf("  %lu   new id %u\n", fz_step, resp.id);
 		fz_add_id(file, resp.id, cmd.ps, FZ_NEW);
+	}
 }
 
 static void fz_op_destroy(int fd, int file, __u32 id)
@@ -882,8 +907,11 @@ static void fz_op_join(struct fz_thread *t, int fd, int file, unsigned int op,
 	fz_mangle(t, &cmd, len);
 	/* The same offset in both: a pointer is never mangled. */
 	cmd.join.response = fz_ptr(&resp);
-	if (!fz_cmd(fd, op, &cmd, len, sizeof(resp)))
+	if (!fz_cmd(fd, op, &cmd, len, sizeof(resp))) {
+		if (fz_diff)
+			printf("  %lu   new mc %u\n", fz_step, resp.id);
 		fz_add_mc(file, resp.id);
+	}
 }
 
 static void fz_op_leave(struct fz_thread *t, int fd, int file)
@@ -962,6 +990,109 @@ static void fz_event_stage(int file, const struct rdma_ucm_event_resp *ev)
 	default:
 		fz_set_stage(file, ev->id, FZ_DONE);
 		break;
+	}
+}
+
+/* --diff: an event taken while settling, and the file it came from. */
+struct fz_diff_event {
+	int file;
+	struct rdma_ucm_event_resp resp;
+};
+
+/* By file and id only, and stable: one id's events keep their order. */
+static int fz_diff_cmp(const void *a, const void *b)
+{
+	const struct fz_diff_event *x = a, *y = b;
+
+	if (x->file != y->file)
+		return x->file - y->file;
+	if (x->resp.id != y->resp.id)
+		return x->resp.id < y->resp.id ? -1 : 1;
+	return 0;
+}
+
+/* Take every event queued on @file into @evs; returns the new count. */
+static unsigned int fz_diff_take(int file, struct fz_diff_event *evs,
+				 unsigned int n)
+{
+	struct rdma_ucm_get_event cmd = {};
+
+	while (n < FZ_DIFF_EVENTS) {
+		evs[n].file = file;
+		memset(&evs[n].resp, 0, sizeof(evs[n].resp));
+		cmd.response = fz_ptr(&evs[n].resp);
+		if (fz_cmd(fz_fd(file), RDMA_USER_CM_CMD_GET_EVENT, &cmd,
+			   sizeof(cmd), sizeof(evs[n].resp)))
+			break;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * --diff: collect the events of the last command: wait up to @first_ms
+ * for one, then until the files stay quiet for fz_settle_ms; record them
+ * in a fixed order and move the table on.
+ */
+static void fz_diff_settle(int first_ms)
+{
+	static struct fz_diff_event evs[FZ_DIFF_EVENTS];
+	struct pollfd pfd[FZ_NFILES];
+	unsigned int n = 0, i, seq[FZ_DIFF_EVENTS];
+	int wait = first_ms, f;
+
+	for (;;) {
+		for (f = 0; f < FZ_NFILES; f++)
+			pfd[f] = (struct pollfd){ .fd = fz_fd(f),
+						  .events = POLLIN };
+		if (poll(pfd, FZ_NFILES, wait) <= 0 || n == FZ_DIFF_EVENTS)
+			break;
+		for (f = 0; f < FZ_NFILES; f++)
+			n = fz_diff_take(f, evs, n);
+		wait = fz_settle_ms;
+	}
+	/* qsort is not stable: the arrival index breaks ties. */
+	for (i = 0; i < n; i++)
+		seq[i] = i;
+	for (i = 1; i < n; i++) {
+		struct fz_diff_event e = evs[i];
+		unsigned int k = i, s = seq[i];
+
+		while (k && fz_diff_cmp(&evs[k - 1], &e) > 0) {
+			evs[k] = evs[k - 1];
+			seq[k] = seq[k - 1];
+			k--;
+		}
+		evs[k] = e;
+		seq[k] = s;
+	}
+	for (i = 0; i < n; i++) {
+		const struct rdma_ucm_event_resp *r = &evs[i].resp;
+
+		printf("  %lu   event file %d id %u %u status %d\n", fz_step,
+		       evs[i].file, r->id, r->event, (int)r->status);
+		fz_count(&fz_events[r->event < FZ_NEVENTS ? r->event :
+				    FZ_NEVENTS - 1]);
+		fz_event_stage(evs[i].file, r);
+	}
+}
+
+/* Commands that can set off events, here or at a peer. */
+static bool fz_diff_async(unsigned int op)
+{
+	switch (op) {
+	case RDMA_USER_CM_CMD_RESOLVE_IP:
+	case RDMA_USER_CM_CMD_RESOLVE_ADDR:
+	case RDMA_USER_CM_CMD_RESOLVE_ROUTE:
+	case RDMA_USER_CM_CMD_CONNECT:
+	case RDMA_USER_CM_CMD_ACCEPT:
+	case RDMA_USER_CM_CMD_REJECT:
+	case RDMA_USER_CM_CMD_DISCONNECT:
+	case RDMA_USER_CM_CMD_JOIN_IP_MCAST:
+	case RDMA_USER_CM_CMD_JOIN_MCAST:
+		return true;
+	default:
+		return false;
 	}
 }
 
@@ -1118,6 +1249,28 @@ static bool fz_take_op(void)
 	return true;
 }
 
+/*
+ * --diff: one step: the section header every FZ_DIFF_SECTION steps, the
+ * command (events are only taken while settling), then its events.
+ */
+static void fz_diff_step(struct fz_thread *t, unsigned int op,
+			 const struct fz_target *tg)
+{
+	unsigned long ok = fz_ok[op];
+
+	if (fz_step % FZ_DIFF_SECTION == 0)
+		printf("== fuzz/steps-%05lu\n", fz_step);
+	if (op == FZ_OP_CLOSE) {
+		printf("  %lu close_file file %d\n", fz_step, tg->file);
+		fz_op_close(tg->file);
+	} else if (op != RDMA_USER_CM_CMD_GET_EVENT) {
+		fz_dispatch(t, op, tg);
+	}
+	fz_diff_settle(fz_ok[op] != ok && fz_diff_async(op) ?
+		       FZ_FIRST_MS : 0);
+	fz_step++;
+}
+
 static void *fz_thread_main(void *arg)
 {
 	struct fz_thread *t = arg;
@@ -1126,7 +1279,9 @@ static void *fz_thread_main(void *arg)
 
 	while (fz_take_op()) {
 		op = fz_choose(t, &tg);
-		if (op == FZ_OP_CLOSE)
+		if (fz_diff)
+			fz_diff_step(t, op, &tg);
+		else if (op == FZ_OP_CLOSE)
 			fz_op_close(tg.file);
 		else
 			fz_dispatch(t, op, &tg);
@@ -1172,7 +1327,7 @@ static void fz_report(unsigned long long seed, unsigned long ops,
 static void fz_usage(void)
 {
 	fprintf(stderr,
-		"usage: ucma_fuzz [--seed N] [--ops N] [--threads N] [--verbose] [--reject-any]\n");
+		"usage: ucma_fuzz [--seed N] [--ops N] [--threads N] [--verbose] [--reject-any] [--diff] [--settle-ms N]\n");
 	exit(2);
 }
 
@@ -1194,6 +1349,10 @@ int main(int argc, char **argv)
 			fz_reject_any = true;
 			continue;
 		}
+		if (!strcmp(argv[a], "--diff")) {
+			fz_diff = true;
+			continue;
+		}
 		if (a + 1 >= argc)
 			fz_usage();
 		if (!strcmp(argv[a], "--seed"))
@@ -1202,11 +1361,18 @@ int main(int argc, char **argv)
 			ops = strtoul(argv[++a], NULL, 0);
 		else if (!strcmp(argv[a], "--threads"))
 			nthreads = (unsigned int)strtoul(argv[++a], NULL, 0);
+		else if (!strcmp(argv[a], "--settle-ms"))
+			fz_settle_ms = (int)strtoul(argv[++a], NULL, 0);
 		else
 			fz_usage();
 	}
 	if (!nthreads || nthreads > FZ_MAX_THREADS)
 		fz_usage();
+	/* One thread, and the statistics (timings) off the record. */
+	if (fz_diff) {
+		nthreads = 1;
+		setvbuf(stdout, NULL, _IOLBF, 0);
+	}
 
 	printf("ucma_fuzz: seed %llu, ops %lu, threads %u\n", seed, ops,
 	       nthreads);
@@ -1242,6 +1408,11 @@ int main(int argc, char **argv)
 	for (i = 0; i < FZ_NFILES; i++)
 		if (fz_files[i].fd >= 0)
 			close(fz_files[i].fd);
+	if (fz_diff) {
+		fflush(stdout);
+		if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			return 1;
+	}
 	fz_report(seed, ops, nthreads, (double)(t1.tv_sec - t0.tv_sec) +
 		  (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	return 0;
