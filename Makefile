@@ -11,6 +11,9 @@
 ##  make interop        our rdma_cm and the in-box one on two guests joined
 ##                      by a virtual wire, both directions, then xrdma's
 ##                      reconnect across its peer's module reload
+##  make diff           every scenario of tests/diff and the fuzzer's seed
+##                      on the in-box rdma_cm and on ours in one guest,
+##                      compared (differences: tests/diff/accepted.txt)
 ##  make bench          connection setup, teardown, accept rate and memory,
 ##                      ours against the in-box rdma_cm and the IB CM floor
 ##                      (BENCH_ARGS="--seq 1000" and so on)
@@ -182,7 +185,7 @@ deb:
 	cd $(deb_src) && dpkg-buildpackage -b -us -uc
 	@ls $(DEBDIR)/*.deb
 
-check interop demo bench: deps
+check interop demo bench diff: deps
 deps:
 	$(CURDIR)/scripts/install-deps
 
@@ -199,6 +202,9 @@ demo:
 bench:
 	scripts/bench $(BENCH_ARGS)
 
+diff:
+	scripts/diff
+
 test-kernel:
 	scripts/test-kernel
 
@@ -206,4 +212,4 @@ help:
 	@sed -n "s/^##  //p" $(firstword $(MAKEFILE_LIST))
 
 .PHONY: modules check-built install uninstall dkms-build clean version \
-	dkms-source deb deps check interop demo bench test-kernel help
+	dkms-source deb deps check interop demo bench diff test-kernel help
