@@ -254,43 +254,50 @@ static int cme_attrs_server(struct cme_ep *srv, struct cme_ep *cli)
 }
 
 /**
- * cme_scen_qp_attrs() - scenario "qp_attrs"
- * @p: parameters: laddr to listen on, addr to connect to (RoCE)
- *
- * Return: 0 if it passed, else a negative errno.
+ * struct cme_pair - a scenario of one client and one server
+ * @policy: what the listener does with the request
+ * @start: starts the client; NULL for cme_client_start()
+ * @client: the client's part until the server's request must be there
+ * @both: the rest, with the server taken from the listener
  */
-int cme_scen_qp_attrs(const struct cme_params *p)
+struct cme_pair {
+	enum cme_policy policy;
+	struct cme_ep *(*start)(const struct cme_params *p);
+	int (*client)(struct cme_ep *cli);
+	int (*both)(struct cme_listener *l, struct cme_ep *cli,
+		    struct cme_ep *srv);
+};
+
+/*
+ * Listen on p->laddr, start a client to p->addr and run @s's parts; both
+ * ends are dumped on a failure, and everything is destroyed.
+ */
+static int cme_pair_run(const struct cme_params *p, const struct cme_pair *s)
 {
 	struct cme_ep *cli, *srv = NULL;
 	struct cme_listener *l;
 	int ret;
 
-	l = cme_listener_create(&init_net, cme_sa(&p->laddr), CME_HOLD,
+	l = cme_listener_create(&init_net, cme_sa(&p->laddr), s->policy,
 				"srv");
 	if (IS_ERR(l))
 		return PTR_ERR(l);
-	cli = cme_client_start(&init_net, cme_sa(&p->addr), 0);
+	cli = s->start ? s->start(p) :
+			 cme_client_start(&init_net, cme_sa(&p->addr), 0);
 	if (IS_ERR(cli)) {
 		cme_listener_destroy(l);
 		return PTR_ERR(cli);
 	}
-	ret = cme_attrs_route(cli) ?: cme_attrs_connect(cli);
-	if (ret)
-		goto out;
-	srv = cme_listener_take(l);
-	if (IS_ERR(srv)) {
-		ret = PTR_ERR(srv);
-		srv = NULL;
-		goto out;
+	ret = s->client(cli);
+	if (!ret) {
+		srv = cme_listener_take(l);
+		if (IS_ERR(srv)) {
+			ret = PTR_ERR(srv);
+			srv = NULL;
+		}
 	}
-	ret = cme_attrs_server(srv, cli) ?:
-	      cme_check_qp(cli, CME_CLI_ACK_TIMEOUT, CME_CLI_MIN_RNR,
-			   CME_TOS) ?:
-	      cme_check_qp(srv, CME_SRV_ACK_TIMEOUT, CME_SRV_MIN_RNR,
-			   CME_TOS) ?:
-	      cme_check_gids(cli) ?: cme_check_gids(srv) ?:
-	      cme_exchange(cli, srv) ?: cme_disconnect(cli, srv);
-out:
+	if (!ret)
+		ret = s->both(l, cli, srv);
 	if (ret) {
 		cme_ep_dump(cli);
 		if (srv)
@@ -300,6 +307,40 @@ out:
 	cme_ep_destroy(srv);
 	cme_listener_destroy(l);
 	return ret;
+}
+
+static int cme_qp_attrs_client(struct cme_ep *cli)
+{
+	return cme_attrs_route(cli) ?: cme_attrs_connect(cli);
+}
+
+static int cme_qp_attrs_both(struct cme_listener *l, struct cme_ep *cli,
+			     struct cme_ep *srv)
+{
+	return cme_attrs_server(srv, cli) ?:
+	       cme_check_qp(cli, CME_CLI_ACK_TIMEOUT, CME_CLI_MIN_RNR,
+			    CME_TOS) ?:
+	       cme_check_qp(srv, CME_SRV_ACK_TIMEOUT, CME_SRV_MIN_RNR,
+			    CME_TOS) ?:
+	       cme_check_gids(cli) ?: cme_check_gids(srv) ?:
+	       cme_exchange(cli, srv) ?: cme_disconnect(cli, srv);
+}
+
+static const struct cme_pair cme_qp_attrs = {
+	.policy	= CME_HOLD,
+	.client	= cme_qp_attrs_client,
+	.both	= cme_qp_attrs_both,
+};
+
+/**
+ * cme_scen_qp_attrs() - scenario "qp_attrs"
+ * @p: parameters: laddr to listen on, addr to connect to (RoCE)
+ *
+ * Return: 0 if it passed, else a negative errno.
+ */
+int cme_scen_qp_attrs(const struct cme_params *p)
+{
+	return cme_pair_run(p, &cme_qp_attrs);
 }
 
 /* The path record the route would give, with a smaller MTU and a tclass. */
@@ -379,6 +420,20 @@ static int cme_path_client(struct cme_ep *cli)
 	return ret;
 }
 
+static int cme_set_ib_path_both(struct cme_listener *l, struct cme_ep *cli,
+				struct cme_ep *srv)
+{
+	return cme_client_established(cli) ?: cme_server_accepted(srv, cli) ?:
+	       cme_check_path_qp(cli) ?: cme_exchange(cli, srv) ?:
+	       cme_disconnect(cli, srv);
+}
+
+static const struct cme_pair cme_set_ib_path = {
+	.policy	= CME_ACCEPT,
+	.client	= cme_path_client,
+	.both	= cme_set_ib_path_both,
+};
+
 /**
  * cme_scen_set_ib_path() - scenario "set_ib_path"
  * @p: parameters: laddr to listen on, addr to connect to (RoCE)
@@ -387,41 +442,7 @@ static int cme_path_client(struct cme_ep *cli)
  */
 int cme_scen_set_ib_path(const struct cme_params *p)
 {
-	struct cme_ep *cli, *srv = NULL;
-	struct cme_listener *l;
-	int ret;
-
-	l = cme_listener_create(&init_net, cme_sa(&p->laddr), CME_ACCEPT,
-				"srv");
-	if (IS_ERR(l))
-		return PTR_ERR(l);
-	cli = cme_client_start(&init_net, cme_sa(&p->addr), 0);
-	if (IS_ERR(cli)) {
-		cme_listener_destroy(l);
-		return PTR_ERR(cli);
-	}
-	ret = cme_path_client(cli);
-	if (ret)
-		goto out;
-	srv = cme_listener_take(l);
-	if (IS_ERR(srv)) {
-		ret = PTR_ERR(srv);
-		srv = NULL;
-		goto out;
-	}
-	ret = cme_client_established(cli) ?: cme_server_accepted(srv, cli) ?:
-	      cme_check_path_qp(cli) ?: cme_exchange(cli, srv) ?:
-	      cme_disconnect(cli, srv);
-out:
-	if (ret) {
-		cme_ep_dump(cli);
-		if (srv)
-			cme_ep_dump(srv);
-	}
-	cme_ep_destroy(cli);
-	cme_ep_destroy(srv);
-	cme_listener_destroy(l);
-	return ret;
+	return cme_pair_run(p, &cme_set_ib_path);
 }
 
 /*
@@ -474,6 +495,29 @@ static int cme_notify_server(struct cme_ep *srv, struct cme_ep *cli)
 	return cme_expect("ESTABLISHED status", e->status, 0);
 }
 
+/* notify's server accepts, with the client's request in hand. */
+static int cme_notify_both(struct cme_listener *l, struct cme_ep *cli,
+			   struct cme_ep *srv)
+{
+	int ret;
+
+	ret = cme_check_request(srv, cli->index, CME_NOTIFY_QPN) ?:
+	      cme_ep_setup_qp(srv);
+	if (ret)
+		return ret;
+	rdma_lock_handler(srv->id);
+	ret = cme_accept_locked(srv, &srv->events[0], CME_PDATA_LEN);
+	rdma_unlock_handler(srv->id);
+	return cme_expect("rdma_accept", ret, 0) ?:
+	       cme_notify_server(srv, cli);
+}
+
+static const struct cme_pair cme_notify = {
+	.policy	= CME_HOLD,
+	.client	= cme_notify_client,
+	.both	= cme_notify_both,
+};
+
 /**
  * cme_scen_notify() - scenario "notify"
  * @p: parameters: laddr to listen on, addr to connect to (RoCE)
@@ -482,47 +526,7 @@ static int cme_notify_server(struct cme_ep *srv, struct cme_ep *cli)
  */
 int cme_scen_notify(const struct cme_params *p)
 {
-	struct cme_ep *cli, *srv = NULL;
-	struct cme_listener *l;
-	int ret;
-
-	l = cme_listener_create(&init_net, cme_sa(&p->laddr), CME_HOLD,
-				"srv");
-	if (IS_ERR(l))
-		return PTR_ERR(l);
-	cli = cme_client_start(&init_net, cme_sa(&p->addr), 0);
-	if (IS_ERR(cli)) {
-		cme_listener_destroy(l);
-		return PTR_ERR(cli);
-	}
-	ret = cme_notify_client(cli);
-	if (ret)
-		goto out;
-	srv = cme_listener_take(l);
-	if (IS_ERR(srv)) {
-		ret = PTR_ERR(srv);
-		srv = NULL;
-		goto out;
-	}
-	ret = cme_check_request(srv, cli->index, CME_NOTIFY_QPN) ?:
-	      cme_ep_setup_qp(srv);
-	if (ret)
-		goto out;
-	rdma_lock_handler(srv->id);
-	ret = cme_accept_locked(srv, &srv->events[0], CME_PDATA_LEN);
-	rdma_unlock_handler(srv->id);
-	ret = cme_expect("rdma_accept", ret, 0) ?:
-	      cme_notify_server(srv, cli);
-out:
-	if (ret) {
-		cme_ep_dump(cli);
-		if (srv)
-			cme_ep_dump(srv);
-	}
-	cme_ep_destroy(cli);
-	cme_ep_destroy(srv);
-	cme_listener_destroy(l);
-	return ret;
+	return cme_pair_run(p, &cme_notify);
 }
 
 /* connect_locked's handler work on ROUTE_RESOLVED: QP, then connect. */
@@ -581,6 +585,55 @@ static int cme_drive_wait(struct cme_ep *ep, enum rdma_cm_event_type type)
 	return cme_expect(cme_event_name(type), e->status, 0);
 }
 
+/* connect_locked's client: an id whose handler drives it on its own. */
+static struct cme_ep *cme_drive_start(const struct cme_params *p)
+{
+	struct cme_ep *cli = cme_ep_alloc("cli0");
+	int ret;
+
+	if (!cli)
+		return ERR_PTR(-ENOMEM);
+	cli->drive = true;
+	ret = cme_ep_create_id(cli, &init_net);
+	if (!ret)
+		ret = rdma_resolve_addr(cli->id, NULL, cme_sa(&p->addr),
+					CME_RESOLVE_MS);
+	if (ret) {
+		cme_ep_destroy(cli);
+		return ERR_PTR(ret);
+	}
+	return cli;
+}
+
+static int cme_drive_client(struct cme_ep *cli)
+{
+	int ret;
+
+	ret = cme_drive_wait(cli, RDMA_CM_EVENT_ADDR_RESOLVED) ?:
+	      cme_drive_wait(cli, RDMA_CM_EVENT_ROUTE_RESOLVED) ?:
+	      cme_client_established(cli);
+	return cli->handler_error ?: ret;
+}
+
+static int cme_drive_both(struct cme_listener *l, struct cme_ep *cli,
+			  struct cme_ep *srv)
+{
+	int ret;
+
+	ret = cme_server_accepted(srv, cli) ?: cme_exchange(cli, srv) ?:
+	      cme_disconnect(cli, srv);
+	if (!ret)
+		pr_info("%s: connected from its own handler\n", cli->name);
+	return ret;
+}
+
+static const struct cme_pair cme_connect_locked = {
+	.policy	= CME_ACCEPT,
+	.start	= cme_drive_start,
+	.client	= cme_drive_client,
+	.both	= cme_drive_both,
+};
+
 /**
  * cme_scen_connect_locked() - scenario "connect_locked"
  * @p: parameters: laddr to listen on, addr to connect to
@@ -589,52 +642,7 @@ static int cme_drive_wait(struct cme_ep *ep, enum rdma_cm_event_type type)
  */
 int cme_scen_connect_locked(const struct cme_params *p)
 {
-	struct cme_ep *cli, *srv = NULL;
-	struct cme_listener *l;
-	int ret;
-
-	l = cme_listener_create(&init_net, cme_sa(&p->laddr), CME_ACCEPT,
-				"srv");
-	if (IS_ERR(l))
-		return PTR_ERR(l);
-	cli = cme_ep_alloc("cli0");
-	ret = cli ? 0 : -ENOMEM;
-	if (!ret) {
-		cli->drive = true;
-		ret = cme_ep_create_id(cli, &init_net);
-	}
-	if (!ret)
-		ret = rdma_resolve_addr(cli->id, NULL, cme_sa(&p->addr),
-					CME_RESOLVE_MS);
-	if (ret)
-		goto out;
-	ret = cme_drive_wait(cli, RDMA_CM_EVENT_ADDR_RESOLVED) ?:
-	      cme_drive_wait(cli, RDMA_CM_EVENT_ROUTE_RESOLVED) ?:
-	      cme_client_established(cli);
-	if (cli->handler_error)
-		ret = cli->handler_error;
-	if (ret)
-		goto out;
-	srv = cme_listener_take(l);
-	if (IS_ERR(srv)) {
-		ret = PTR_ERR(srv);
-		srv = NULL;
-		goto out;
-	}
-	ret = cme_server_accepted(srv, cli) ?: cme_exchange(cli, srv) ?:
-	      cme_disconnect(cli, srv);
-	if (!ret)
-		pr_info("%s: connected from its own handler\n", cli->name);
-out:
-	if (ret && cli) {
-		cme_ep_dump(cli);
-		if (srv)
-			cme_ep_dump(srv);
-	}
-	cme_ep_destroy(cli);
-	cme_ep_destroy(srv);
-	cme_listener_destroy(l);
-	return ret;
+	return cme_pair_run(p, &cme_connect_locked);
 }
 
 /* Two addresses and ports are the same. */
@@ -684,6 +692,38 @@ static int cme_check_iw(const char *name, struct rdma_cm_id *id)
 	return 0;
 }
 
+static int cme_iw_cm_id_client(struct cme_ep *cli)
+{
+	return cme_client_route(cli) ?: cme_client_connect(cli) ?:
+	       cme_client_established(cli);
+}
+
+static int cme_iw_cm_id_both(struct cme_listener *l, struct cme_ep *cli,
+			     struct cme_ep *srv)
+{
+	int ret;
+
+	ret = cme_server_accepted(srv, cli);
+	if (ret)
+		return ret;
+	/*
+	 * A listener's is only reported: the in-box CM keeps the iw_cm id
+	 * of a listener bound to one device in the id, this one keeps an
+	 * iw_cm id per device apart from it.
+	 */
+	pr_info("listener: rdma_iw_cm_id %s\n",
+		rdma_iw_cm_id(l->id) ? "set" : "NULL");
+	return cme_check_iw(cli->name, cli->id) ?:
+	       cme_check_iw(srv->name, srv->id) ?:
+	       cme_exchange(cli, srv) ?: cme_disconnect(cli, srv);
+}
+
+static const struct cme_pair cme_iw_cm_id = {
+	.policy	= CME_ACCEPT,
+	.client	= cme_iw_cm_id_client,
+	.both	= cme_iw_cm_id_both,
+};
+
 /**
  * cme_scen_iw_cm_id() - scenario "iw_cm_id"
  * @p: parameters: laddr to listen on, addr to connect to (iWARP: the
@@ -693,50 +733,5 @@ static int cme_check_iw(const char *name, struct rdma_cm_id *id)
  */
 int cme_scen_iw_cm_id(const struct cme_params *p)
 {
-	struct cme_ep *cli, *srv = NULL;
-	struct cme_listener *l;
-	int ret;
-
-	l = cme_listener_create(&init_net, cme_sa(&p->laddr), CME_ACCEPT,
-				"srv");
-	if (IS_ERR(l))
-		return PTR_ERR(l);
-	cli = cme_client_start(&init_net, cme_sa(&p->addr), 0);
-	if (IS_ERR(cli)) {
-		cme_listener_destroy(l);
-		return PTR_ERR(cli);
-	}
-	ret = cme_client_route(cli) ?: cme_client_connect(cli) ?:
-	      cme_client_established(cli);
-	if (ret)
-		goto out;
-	srv = cme_listener_take(l);
-	if (IS_ERR(srv)) {
-		ret = PTR_ERR(srv);
-		srv = NULL;
-		goto out;
-	}
-	ret = cme_server_accepted(srv, cli);
-	if (ret)
-		goto out;
-	/*
-	 * A listener's is only reported: the in-box CM keeps the iw_cm id
-	 * of a listener bound to one device in the id, this one keeps an
-	 * iw_cm id per device apart from it.
-	 */
-	pr_info("listener: rdma_iw_cm_id %s\n",
-		rdma_iw_cm_id(l->id) ? "set" : "NULL");
-	ret = cme_check_iw(cli->name, cli->id) ?:
-	      cme_check_iw(srv->name, srv->id) ?:
-	      cme_exchange(cli, srv) ?: cme_disconnect(cli, srv);
-out:
-	if (ret) {
-		cme_ep_dump(cli);
-		if (srv)
-			cme_ep_dump(srv);
-	}
-	cme_ep_destroy(cli);
-	cme_ep_destroy(srv);
-	cme_listener_destroy(l);
-	return ret;
+	return cme_pair_run(p, &cme_iw_cm_id);
 }
