@@ -494,6 +494,43 @@ static void afib_resolve_unreachable(struct kunit *test)
 	rdma_destroy_id(id);
 }
 
+/*
+ * A listener bound to its device holds, in-box, that device's CM listen as
+ * its CM id: rdma_disconnect() tries a DREQ and a DREP on it, both
+ * refused, and returns 0; rdma_init_qp_attr() asks the IB CM, which has
+ * no attributes for a listen (-EINVAL), unless the id is UD. The fake
+ * device has no IB CM to listen with: the ids are moved to LISTEN by hand.
+ */
+static void afib_dev_listener_calls(struct kunit *test)
+{
+	struct sockaddr_ib sib = ib_addr(IBDEV_SUBNET_LOCAL, IBDEV_GUID, IBDEV_PKEY_DEFAULT,
+					 0, 0);
+	struct ib_qp_attr attr = {};
+	struct cma_test_consumer c, c2;
+	struct rdma_cm_id *id, *ud;
+	int mask = 0;
+
+	id = afib_id(test, &c, RDMA_PS_TCP);
+	KUNIT_ASSERT_EQ(test, 0, rdma_bind_addr(id, (struct sockaddr *)&sib));
+	KUNIT_ASSERT_TRUE(test, cma_transition(to_cma_id(id), RDMA_CM_ADDR_BOUND,
+					       RDMA_CM_LISTEN));
+	KUNIT_EXPECT_EQ(test, 0, rdma_disconnect(id));
+	KUNIT_EXPECT_EQ(test, RDMA_CM_LISTEN, cma_state(to_cma_id(id)));
+	attr.qp_state = IB_QPS_INIT;
+	KUNIT_EXPECT_EQ(test, -EINVAL, rdma_init_qp_attr(id, &attr, &mask));
+	attr.qp_state = IB_QPS_RTR;
+	KUNIT_EXPECT_EQ(test, -EINVAL, rdma_init_qp_attr(id, &attr, &mask));
+
+	ud = afib_id(test, &c2, RDMA_PS_UDP);
+	KUNIT_ASSERT_EQ(test, 0, rdma_bind_addr(ud, (struct sockaddr *)&sib));
+	KUNIT_ASSERT_TRUE(test, cma_transition(to_cma_id(ud), RDMA_CM_ADDR_BOUND,
+					       RDMA_CM_LISTEN));
+	attr.qp_state = IB_QPS_INIT;
+	KUNIT_EXPECT_EQ(test, 0, rdma_init_qp_attr(ud, &attr, &mask));
+	rdma_destroy_id(ud);
+	rdma_destroy_id(id);
+}
+
 static struct kunit_case cma_afib_cases[] = {
 	KUNIT_CASE(afib_addr_functions),
 	KUNIT_CASE(afib_port_space),
@@ -506,6 +543,7 @@ static struct kunit_case cma_afib_cases[] = {
 	KUNIT_CASE(afib_resolve_addr_and_route),
 	KUNIT_CASE(afib_resolve_loopback),
 	KUNIT_CASE(afib_resolve_unreachable),
+	KUNIT_CASE(afib_dev_listener_calls),
 	{}
 };
 
