@@ -8,6 +8,7 @@
  * here), with the SA's path query faked as well.
  */
 
+#include <linux/if_arp.h>
 #include <linux/in.h>
 #include <linux/string.h>
 #include <rdma/ib.h>
@@ -531,6 +532,22 @@ static void afib_dev_listener_calls(struct kunit *test)
 	rdma_destroy_id(id);
 }
 
+/*
+ * In-box, the IPoIB port space takes InfiniBand addresses only: a source
+ * address on an Ethernet (RoCE or iWARP) device does not get its device.
+ */
+static void afib_ipoib_needs_infiniband(struct kunit *test)
+{
+	struct cma_test_consumer c;
+	struct rdma_cm_id *id;
+
+	id = cma_test_new_id(test, &c, RDMA_PS_IPOIB, IB_QPT_UD);
+	id->route.addr.dev_addr.dev_type = ARPHRD_ETHER;
+	KUNIT_EXPECT_EQ(test, -EINVAL, cma_acquire_dev(to_cma_id(id)));
+	KUNIT_EXPECT_NULL(test, id->device);
+	rdma_destroy_id(id);
+}
+
 static struct kunit_case cma_afib_cases[] = {
 	KUNIT_CASE(afib_addr_functions),
 	KUNIT_CASE(afib_port_space),
@@ -544,6 +561,7 @@ static struct kunit_case cma_afib_cases[] = {
 	KUNIT_CASE(afib_resolve_loopback),
 	KUNIT_CASE(afib_resolve_unreachable),
 	KUNIT_CASE(afib_dev_listener_calls),
+	KUNIT_CASE(afib_ipoib_needs_infiniband),
 	{}
 };
 
