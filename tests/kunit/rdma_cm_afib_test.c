@@ -14,6 +14,7 @@
 #include <rdma/ib.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_verbs.h>
+#include <net/ipv6.h>
 
 #include "cma_test.h"
 
@@ -548,6 +549,47 @@ static void afib_ipoib_needs_infiniband(struct kunit *test)
 	rdma_destroy_id(id);
 }
 
+/*
+ * An IP id resolving a wildcard destination gets a device (here the fake
+ * one, or any other) with no neighbour; in-box its destination stays the
+ * wildcard it was given, port included.
+ */
+static void afib_ip_resolve_wildcard(struct kunit *test)
+{
+	struct sockaddr_in any4 = { .sin_family = AF_INET,
+				    .sin_port = htons(7471) };
+	struct sockaddr_in6 any6 = { .sin6_family = AF_INET6,
+				     .sin6_port = htons(7472) };
+	struct sockaddr_in *dst4;
+	struct sockaddr_in6 *dst6;
+	struct cma_test_consumer c, c6;
+	struct rdma_cm_id *id, *id6;
+
+	id = cma_test_new_id(test, &c, RDMA_PS_TCP, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, 0, rdma_resolve_addr(id, NULL,
+						   (struct sockaddr *)&any4,
+						   1000));
+	KUNIT_EXPECT_TRUE(test, cma_test_wait(&c.entered));
+	KUNIT_EXPECT_EQ(test, RDMA_CM_EVENT_ADDR_RESOLVED, c.event.event);
+	dst4 = (struct sockaddr_in *)&id->route.addr.dst_addr;
+	KUNIT_EXPECT_EQ(test, AF_INET, dst4->sin_family);
+	KUNIT_EXPECT_EQ(test, htonl(INADDR_ANY), dst4->sin_addr.s_addr);
+	KUNIT_EXPECT_EQ(test, htons(7471), dst4->sin_port);
+	rdma_destroy_id(id);
+
+	id6 = cma_test_new_id(test, &c6, RDMA_PS_TCP, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, 0, rdma_resolve_addr(id6, NULL,
+						   (struct sockaddr *)&any6,
+						   1000));
+	KUNIT_EXPECT_TRUE(test, cma_test_wait(&c6.entered));
+	KUNIT_EXPECT_EQ(test, RDMA_CM_EVENT_ADDR_RESOLVED, c6.event.event);
+	dst6 = (struct sockaddr_in6 *)&id6->route.addr.dst_addr;
+	KUNIT_EXPECT_EQ(test, AF_INET6, dst6->sin6_family);
+	KUNIT_EXPECT_TRUE(test, ipv6_addr_any(&dst6->sin6_addr));
+	KUNIT_EXPECT_EQ(test, htons(7472), dst6->sin6_port);
+	rdma_destroy_id(id6);
+}
+
 static struct kunit_case cma_afib_cases[] = {
 	KUNIT_CASE(afib_addr_functions),
 	KUNIT_CASE(afib_port_space),
@@ -562,6 +604,7 @@ static struct kunit_case cma_afib_cases[] = {
 	KUNIT_CASE(afib_resolve_unreachable),
 	KUNIT_CASE(afib_dev_listener_calls),
 	KUNIT_CASE(afib_ipoib_needs_infiniband),
+	KUNIT_CASE(afib_ip_resolve_wildcard),
 	{}
 };
 
