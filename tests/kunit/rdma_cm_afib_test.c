@@ -8,11 +8,13 @@
  * here), with the SA's path query faked as well.
  */
 
+#include <linux/if_arp.h>
 #include <linux/in.h>
 #include <linux/string.h>
 #include <rdma/ib.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_verbs.h>
+#include <net/ipv6.h>
 
 #include "cma_test.h"
 
@@ -494,6 +496,100 @@ static void afib_resolve_unreachable(struct kunit *test)
 	rdma_destroy_id(id);
 }
 
+/*
+ * A listener bound to its device holds, in-box, that device's CM listen as
+ * its CM id: rdma_disconnect() tries a DREQ and a DREP on it, both
+ * refused, and returns 0; rdma_init_qp_attr() asks the IB CM, which has
+ * no attributes for a listen (-EINVAL), unless the id is UD. The fake
+ * device has no IB CM to listen with: the ids are moved to LISTEN by hand.
+ */
+static void afib_dev_listener_calls(struct kunit *test)
+{
+	struct sockaddr_ib sib = ib_addr(IBDEV_SUBNET_LOCAL, IBDEV_GUID, IBDEV_PKEY_DEFAULT,
+					 0, 0);
+	struct ib_qp_attr attr = {};
+	struct cma_test_consumer c, c2;
+	struct rdma_cm_id *id, *ud;
+	int mask = 0;
+
+	id = afib_id(test, &c, RDMA_PS_TCP);
+	KUNIT_ASSERT_EQ(test, 0, rdma_bind_addr(id, (struct sockaddr *)&sib));
+	KUNIT_ASSERT_TRUE(test, cma_transition(to_cma_id(id), RDMA_CM_ADDR_BOUND,
+					       RDMA_CM_LISTEN));
+	KUNIT_EXPECT_EQ(test, 0, rdma_disconnect(id));
+	KUNIT_EXPECT_EQ(test, RDMA_CM_LISTEN, cma_state(to_cma_id(id)));
+	attr.qp_state = IB_QPS_INIT;
+	KUNIT_EXPECT_EQ(test, -EINVAL, rdma_init_qp_attr(id, &attr, &mask));
+	attr.qp_state = IB_QPS_RTR;
+	KUNIT_EXPECT_EQ(test, -EINVAL, rdma_init_qp_attr(id, &attr, &mask));
+
+	ud = afib_id(test, &c2, RDMA_PS_UDP);
+	KUNIT_ASSERT_EQ(test, 0, rdma_bind_addr(ud, (struct sockaddr *)&sib));
+	KUNIT_ASSERT_TRUE(test, cma_transition(to_cma_id(ud), RDMA_CM_ADDR_BOUND,
+					       RDMA_CM_LISTEN));
+	attr.qp_state = IB_QPS_INIT;
+	KUNIT_EXPECT_EQ(test, 0, rdma_init_qp_attr(ud, &attr, &mask));
+	rdma_destroy_id(ud);
+	rdma_destroy_id(id);
+}
+
+/*
+ * In-box, the IPoIB port space takes InfiniBand addresses only: a source
+ * address on an Ethernet (RoCE or iWARP) device does not get its device.
+ */
+static void afib_ipoib_needs_infiniband(struct kunit *test)
+{
+	struct cma_test_consumer c;
+	struct rdma_cm_id *id;
+
+	id = cma_test_new_id(test, &c, RDMA_PS_IPOIB, IB_QPT_UD);
+	id->route.addr.dev_addr.dev_type = ARPHRD_ETHER;
+	KUNIT_EXPECT_EQ(test, -EINVAL, cma_acquire_dev(to_cma_id(id)));
+	KUNIT_EXPECT_NULL(test, id->device);
+	rdma_destroy_id(id);
+}
+
+/*
+ * An IP id resolving a wildcard destination gets a device (here the fake
+ * one, or any other) with no neighbour; in-box its destination stays the
+ * wildcard it was given, port included.
+ */
+static void afib_ip_resolve_wildcard(struct kunit *test)
+{
+	struct sockaddr_in any4 = { .sin_family = AF_INET,
+				    .sin_port = htons(7471) };
+	struct sockaddr_in6 any6 = { .sin6_family = AF_INET6,
+				     .sin6_port = htons(7472) };
+	struct sockaddr_in *dst4;
+	struct sockaddr_in6 *dst6;
+	struct cma_test_consumer c, c6;
+	struct rdma_cm_id *id, *id6;
+
+	id = cma_test_new_id(test, &c, RDMA_PS_TCP, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, 0, rdma_resolve_addr(id, NULL,
+						   (struct sockaddr *)&any4,
+						   1000));
+	KUNIT_EXPECT_TRUE(test, cma_test_wait(&c.entered));
+	KUNIT_EXPECT_EQ(test, RDMA_CM_EVENT_ADDR_RESOLVED, c.event.event);
+	dst4 = (struct sockaddr_in *)&id->route.addr.dst_addr;
+	KUNIT_EXPECT_EQ(test, AF_INET, dst4->sin_family);
+	KUNIT_EXPECT_EQ(test, htonl(INADDR_ANY), dst4->sin_addr.s_addr);
+	KUNIT_EXPECT_EQ(test, htons(7471), dst4->sin_port);
+	rdma_destroy_id(id);
+
+	id6 = cma_test_new_id(test, &c6, RDMA_PS_TCP, IB_QPT_RC);
+	KUNIT_ASSERT_EQ(test, 0, rdma_resolve_addr(id6, NULL,
+						   (struct sockaddr *)&any6,
+						   1000));
+	KUNIT_EXPECT_TRUE(test, cma_test_wait(&c6.entered));
+	KUNIT_EXPECT_EQ(test, RDMA_CM_EVENT_ADDR_RESOLVED, c6.event.event);
+	dst6 = (struct sockaddr_in6 *)&id6->route.addr.dst_addr;
+	KUNIT_EXPECT_EQ(test, AF_INET6, dst6->sin6_family);
+	KUNIT_EXPECT_TRUE(test, ipv6_addr_any(&dst6->sin6_addr));
+	KUNIT_EXPECT_EQ(test, htons(7472), dst6->sin6_port);
+	rdma_destroy_id(id6);
+}
+
 static struct kunit_case cma_afib_cases[] = {
 	KUNIT_CASE(afib_addr_functions),
 	KUNIT_CASE(afib_port_space),
@@ -506,6 +602,9 @@ static struct kunit_case cma_afib_cases[] = {
 	KUNIT_CASE(afib_resolve_addr_and_route),
 	KUNIT_CASE(afib_resolve_loopback),
 	KUNIT_CASE(afib_resolve_unreachable),
+	KUNIT_CASE(afib_dev_listener_calls),
+	KUNIT_CASE(afib_ipoib_needs_infiniband),
+	KUNIT_CASE(afib_ip_resolve_wildcard),
 	{}
 };
 

@@ -247,8 +247,8 @@ int rdma_reject(struct rdma_cm_id *id, const void *private_data,
  * connection is closed gracefully and iw_cm moves the QP.
  *
  * Context: process context.
- * Return: 0, -EINVAL if @id has no connection, or the error of the QP
- * modification.
+ * Return: 0, -EINVAL if @id has no connection (0 for an IB CM listener
+ * bound to its device, as in-box), or the error of the QP modification.
  */
 int rdma_disconnect(struct rdma_cm_id *id)
 {
@@ -257,6 +257,13 @@ int rdma_disconnect(struct rdma_cm_id *id)
 
 	if (cid->iw)
 		return CMA_CALL(iw_cm_disconnect(cid->iw, 0));
+	/*
+	 * In-box, an IB CM listener tries a DREQ and a DREP on its listen,
+	 * both refused, and returns 0; an iWARP one gets iw_cm's -EINVAL.
+	 */
+	if (cma_dev_listener(cid) &&
+	    rdma_cap_ib_cm(id->device, id->port_num))
+		return cma_qp_to_err(cid);
 	if (!cid->ib)
 		return -EINVAL;
 	ret = cma_qp_to_err(cid);

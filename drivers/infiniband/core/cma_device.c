@@ -371,13 +371,19 @@ EXPORT_SYMBOL_IF_KUNIT(cma_attach_dev);
  *
  * Context: process context; takes cma_lock.
  * Return: 0 with @cid's device, port and source GID set and a device
- * reference held, or -ENODEV when no device serves the address.
+ * reference held, -EINVAL for an IPoIB id on a device that is not
+ * InfiniBand, or -ENODEV when no device serves the address.
  */
 int cma_acquire_dev(struct cma_id *cid)
 {
 	const struct ib_gid_attr *attr;
 	struct cma_device *cma_dev;
 	u32 port;
+
+	/* As in-box: the IPoIB port space is for InfiniBand addresses. */
+	if (cid->id.ps == RDMA_PS_IPOIB &&
+	    cid->id.route.addr.dev_addr.dev_type != ARPHRD_INFINIBAND)
+		return -EINVAL;
 
 	mutex_lock(&cma_lock);
 	list_for_each_entry(cma_dev, &cma_devices, list) {
@@ -395,6 +401,7 @@ int cma_acquire_dev(struct cma_id *cid)
 	mutex_unlock(&cma_lock);
 	return -ENODEV;
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_acquire_dev);
 
 /**
  * cma_acquire_ib_dev - bind an id to the InfiniBand port that reaches a GID

@@ -318,6 +318,22 @@ int rdma_listen(struct rdma_cm_id *id, int backlog)
 	return ret;
 }
 
+/**
+ * cma_dev_listener - whether an id listens on the device it is bound to
+ * @cid: the id
+ *
+ * In-box, such a listener keeps its device's CM listen as its own CM id,
+ * so the calls that act on an id's connection reach that listen and get
+ * the CM's answer for it; a wildcard listener has no CM id at all.
+ *
+ * Context: any.
+ * Return: true if @cid is LISTEN and has a device.
+ */
+bool cma_dev_listener(struct cma_id *cid)
+{
+	return cma_state(cid) == RDMA_CM_LISTEN && cid->id.device;
+}
+
 /* Is @cid a listener for a request to @dst that arrived on @device? */
 static bool cma_listener_matches(struct cma_id *cid, const struct sockaddr *dst,
 				 struct ib_device *device)

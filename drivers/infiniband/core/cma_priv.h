@@ -306,6 +306,7 @@ void cma_configfs_exit(void);
 void cma_listen_device_added(struct cma_device *cma_dev,
 			     struct list_head *todo);
 int cma_listens_make(struct list_head *todo);
+bool cma_dev_listener(struct cma_id *cid);
 void cma_listen_device_removed(struct cma_device *cma_dev,
 			       struct list_head *dead);
 void cma_listens_destroy(struct list_head *dead);

@@ -65,6 +65,15 @@ int rdma_init_qp_attr(struct rdma_cm_id *id, struct ib_qp_attr *qp_attr,
 
 	if (!id->device)
 		return -EINVAL;
+	/*
+	 * In-box, a listener bound to its device asks the CM about its
+	 * listen, which has no QP attributes; a UD id is answered by the
+	 * CM itself.
+	 */
+	if (cma_dev_listener(cid) &&
+	    (!rdma_cap_ib_cm(id->device, id->port_num) ||
+	     id->qp_type != IB_QPT_UD))
+		return -EINVAL;
 
 	if (rdma_cap_ib_cm(id->device, id->port_num)) {
 		if (!cid->ib || id->qp_type == IB_QPT_UD)

@@ -136,14 +136,15 @@ void cma_cancel_addr_query(struct cma_id *cid)
 }
 
 /*
- * A loopback or wildcard destination needs no neighbour: any device
- * reaches itself. Both ends become the loopback address.
+ * A wildcard destination needs no neighbour: any device reaches itself.
+ * A wildcard source becomes the loopback address; the destination stays
+ * the wildcard it was given, as in-box.
  */
 static int cma_resolve_loopback(struct cma_id *cid)
 {
 	struct rdma_cm_event event = { .event = RDMA_CM_EVENT_ADDR_RESOLVED };
-	struct sockaddr *src = cma_src_addr(cid), *dst = cma_dst_addr(cid);
-	u16 sport = cma_addr_port(src), dport = cma_addr_port(dst);
+	struct sockaddr *src = cma_src_addr(cid);
+	u16 sport = cma_addr_port(src);
 	int ret;
 
 	if (!cid->cma_dev) {
@@ -159,8 +160,6 @@ static int cma_resolve_loopback(struct cma_id *cid)
 			((struct sockaddr_in6 *)src)->sin6_addr = in6addr_loopback;
 		cma_addr_set_port(src, sport);
 	}
-	memcpy(dst, src, cma_addr_size(src));
-	cma_addr_set_port(dst, dport);
 	return cma_queue_event(cid, RDMA_CM_ADDR_QUERY, RDMA_CM_ADDR_RESOLVED,
 			       &event);
 }
