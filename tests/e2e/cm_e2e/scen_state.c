@@ -294,6 +294,12 @@ static int cme_accept_unlocked(struct rdma_cm_id *id,
 	return ret;
 }
 
+/* A listener bound to a device whose CM is the IB CM (RoCE, IB). */
+static bool cme_listen_has_ib_cm(struct rdma_cm_id *id)
+{
+	return id->device && rdma_cap_ib_cm(id->device, id->port_num);
+}
+
 /* Calls that are illegal on a listening id. */
 static int cme_bad_listen(struct cme_listener *l, const struct cme_params *p)
 {
@@ -326,11 +332,13 @@ static int cme_bad_listen(struct cme_listener *l, const struct cme_params *p)
 			 rdma_set_afonly(l->id, 1), -EINVAL);
 	if (ret)
 		return ret;
-	ret = rdma_disconnect(l->id);
-	if (p->strict)
-		return cme_expect("rdma_disconnect on LISTEN", ret, -EINVAL);
-	pr_info("not strict: rdma_disconnect on LISTEN returned %d\n", ret);
-	return 0;
+	/*
+	 * As in-box: a listener bound to a device with the IB CM tries a
+	 * DREQ on its listen, ignores the refusal and returns 0; iw_cm
+	 * refuses a listen's disconnect, and a wildcard listener has none.
+	 */
+	return cme_expect("rdma_disconnect on LISTEN", rdma_disconnect(l->id),
+			  cme_listen_has_ib_cm(l->id) ? 0 : -EINVAL);
 }
 
 /* Calls that are illegal on an id in IDLE, then ADDR_BOUND. */
