@@ -30,8 +30,14 @@ server_client udaddy-4 udaddy -b "$CM_RXE_ADDR4" -c 4 -- \
 	udaddy -s "$CM_RXE_ADDR4" -c 4
 server_client udaddy-6 udaddy -b "$CM_RXE_ADDR6" -c 2 -- \
 	udaddy -s "$CM_RXE_ADDR6" -c 2
-server_client udaddy-ipoib udaddy -P ipoib -b "$CM_RXE_ADDR4" -c 2 -- \
-	udaddy -P ipoib -s "$CM_RXE_ADDR4" -c 2
+# The IPoIB port space is InfiniBand's alone: on RoCE the in-box CM
+# refuses the bind with EINVAL, and so does ours.
+if out=$(timeout 20 udaddy -P ipoib -b "$CM_RXE_ADDR4" -c 1 2>&1); then
+	fail "udaddy -P ipoib bound on RoCE: $out"
+fi
+grep -q 'bind address failed: Invalid argument' <<< "$out" ||
+	fail "udaddy -P ipoib on RoCE: $out"
+echo "ok: udaddy -P ipoib refused on RoCE"
 tests/ucma/ud_reject "$CM_RXE_ADDR4" 7480
 tests/ucma/ud_reject "$CM_RXE_ADDR6" 7481
 
