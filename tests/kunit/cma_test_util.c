@@ -3,8 +3,12 @@
  * The test consumer shared by the KUnit suites (see cma_test.h).
  */
 
+#include <linux/completion.h>
 #include <linux/in.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/swait.h>
 #include <net/net_namespace.h>
 
 #include "cma_test.h"
@@ -186,6 +190,63 @@ void cma_test_queue(struct kunit *test, struct rdma_cm_id *id,
 bool cma_test_wait(struct completion *done)
 {
 	return wait_for_completion_timeout(done, CMA_TEST_TIMEOUT) != 0;
+}
+
+/*
+ * A check that something does not happen while a lock or a wait holds it
+ * off means nothing until the path under test has reached that lock and
+ * sleeps there: a window of fixed length may close, under TCG, before the
+ * other thread has even run. These wait for that sign instead, polling a
+ * jiffy at a time (the lock and the completion have no hook to wait on).
+ */
+static bool cma_test_poll(bool (*cond)(void *arg), void *arg)
+{
+	unsigned long end = jiffies + CMA_TEST_TIMEOUT;
+
+	while (!cond(arg)) {
+		if (time_after(jiffies, end))
+			return false;
+		schedule_timeout_uninterruptible(1);
+	}
+	return true;
+}
+
+static bool cma_test_mutex_waited(void *arg)
+{
+	struct mutex *lock = arg;
+
+	return !list_empty_careful(&lock->wait_list);
+}
+
+/**
+ * cma_test_wait_mutex_waiter - wait until a task sleeps on a mutex
+ * @lock: the mutex, held by the caller
+ *
+ * Context: process context; the caller must not spin while it waits, or
+ * a contender would spin on the owner instead of queueing.
+ * Return: true once a task is queued on @lock, false after the timeout.
+ */
+bool cma_test_wait_mutex_waiter(struct mutex *lock)
+{
+	return cma_test_poll(cma_test_mutex_waited, lock);
+}
+
+static bool cma_test_completion_waited(void *arg)
+{
+	struct completion *done = arg;
+
+	return swait_active(&done->wait);
+}
+
+/**
+ * cma_test_wait_completion_waiter - wait until a task waits for @done
+ * @done: the completion, not completed yet
+ *
+ * Return: true once a task sleeps on @done, false after the timeout.
+ */
+bool cma_test_wait_completion_waiter(struct completion *done)
+{
+	return cma_test_poll(cma_test_completion_waited, done);
 }
 
 MODULE_DESCRIPTION("KUnit tests for rdma_cm");

@@ -5,16 +5,12 @@
  * cma_msg.c).
  */
 
-#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
 
 #include "cma_test.h"
-
-/* How long "does not happen" is watched for. */
-#define CMA_TEST_QUIET	(HZ / 10)
 
 static void cma_event_delivered_with_transition(struct kunit *test)
 {
@@ -148,8 +144,10 @@ static void cma_event_lock_handler_holds_delivery(struct kunit *test)
 	rdma_lock_handler(id);
 	cma_test_queue(test, id, RDMA_CM_IDLE, RDMA_CM_IDLE,
 		       RDMA_CM_EVENT_ADDR_CHANGE, 0);
-	KUNIT_EXPECT_EQ(test, 0, wait_for_completion_timeout(&c.entered,
-							     CMA_TEST_QUIET));
+	/* The delivery has reached the handler mutex, and waits there. */
+	KUNIT_EXPECT_TRUE(test, cma_test_wait_mutex_waiter(
+				&to_cma_id(id)->handler_mutex));
+	KUNIT_EXPECT_FALSE(test, completion_done(&c.entered));
 	rdma_unlock_handler(id);
 
 	KUNIT_EXPECT_TRUE(test, cma_test_wait(&c.entered));
@@ -205,8 +203,10 @@ static void cma_event_destroy_waits_for_sleeping_handler(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, cma_test_wait(&c.entered));
 
 	cma_test_destroy_async(test, &d, id);
-	KUNIT_EXPECT_EQ(test, 0, wait_for_completion_timeout(&d.done,
-							     CMA_TEST_QUIET));
+	/* The destroy has reached the mutex the handler holds. */
+	KUNIT_EXPECT_TRUE(test, cma_test_wait_mutex_waiter(
+				&to_cma_id(id)->handler_mutex));
+	KUNIT_EXPECT_FALSE(test, completion_done(&d.done));
 	KUNIT_EXPECT_EQ(test, live + 1, cma_id_count());
 
 	complete(&c.release);
@@ -241,8 +241,13 @@ static void cma_event_destroy_waits_for_queued_work(struct kunit *test)
 		       RDMA_CM_EVENT_ADDR_CHANGE, 0);
 
 	cma_test_destroy_async(test, &d, victim_id);
-	KUNIT_EXPECT_EQ(test, 0, wait_for_completion_timeout(&d.done,
-							     CMA_TEST_QUIET));
+	/*
+	 * The destroy waits for the queued work's reference. The id lives
+	 * until the blocker lets that work run, so it may be looked at.
+	 */
+	KUNIT_EXPECT_TRUE(test, cma_test_wait_completion_waiter(
+				&to_cma_id(victim_id)->released));
+	KUNIT_EXPECT_FALSE(test, completion_done(&d.done));
 
 	complete(&blocker.release);
 	wait_for_completion(&d.done);
