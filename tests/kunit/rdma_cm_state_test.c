@@ -10,8 +10,11 @@
 #define EDGE(a, b) { RDMA_CM_##a, RDMA_CM_##b }
 
 /*
- * The state machine of Documentation/state-machine.rst, spelled out edge
- * by edge. Every pair not listed here must be refused.
+ * The state machine of Documentation/design.rst, spelled out edge by
+ * edge. Every pair not listed here must be refused. This holds the
+ * transition table to its document; what a consumer sees of it, every
+ * call in every state, is held to the in-box module's answers by the
+ * differential harness (tests/diff, the matrix scenarios).
  */
 static const struct {
 	enum rdma_cm_state from, to;
