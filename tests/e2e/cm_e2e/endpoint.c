@@ -793,6 +793,11 @@ const struct cme_event *cme_ep_wait(struct cme_ep *ep,
  * @ep: the endpoint
  * @ms: how long to watch
  *
+ * An extra check, never a scenario's verdict on its own: after a reject,
+ * and on iWARP after a disconnect, no event marks the end of what the CM
+ * may still deliver, so a stray event is caught only if it comes within
+ * @ms. Every step a scenario depends on waits for its own event.
+ *
  * Return: 0, or -EPROTO if another event came.
  */
 int cme_ep_expect_quiet(struct cme_ep *ep, unsigned int ms)
