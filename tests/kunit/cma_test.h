@@ -51,8 +51,8 @@ void cma_test_queue(struct kunit *test, struct rdma_cm_id *id,
 		    enum rdma_cm_state from, enum rdma_cm_state to,
 		    enum rdma_cm_event_type type, int status);
 bool cma_test_wait(struct completion *done);
-bool cma_test_wait_mutex_waiter(struct mutex *lock);
-bool cma_test_wait_completion_waiter(struct completion *done);
+bool cma_test_wait_handler_waiter(struct rdma_cm_id *id);
+bool cma_test_wait_release_waiter(struct rdma_cm_id *id);
 
 /* The fake InfiniBand device (cma_test_ibdev.c). */
 #define IBDEV_SUBNET_LOCAL	0xfe80000000000000ULL

@@ -219,16 +219,19 @@ static bool cma_test_mutex_waited(void *arg)
 }
 
 /**
- * cma_test_wait_mutex_waiter - wait until a task sleeps on a mutex
- * @lock: the mutex, held by the caller
+ * cma_test_wait_handler_waiter - wait until a task sleeps on @id's
+ *	handler mutex
+ * @id: the id; its handler mutex is held, by the caller or a handler
  *
- * Context: process context; the caller must not spin while it waits, or
- * a contender would spin on the owner instead of queueing.
- * Return: true once a task is queued on @lock, false after the timeout.
+ * Context: process context. A caller that holds the mutex sleeps while
+ * it waits, so that a contender queues instead of spinning on it.
+ * Return: true once a task is queued on the mutex, false after the
+ * timeout.
  */
-bool cma_test_wait_mutex_waiter(struct mutex *lock)
+bool cma_test_wait_handler_waiter(struct rdma_cm_id *id)
 {
-	return cma_test_poll(cma_test_mutex_waited, lock);
+	return cma_test_poll(cma_test_mutex_waited,
+			     &to_cma_id(id)->handler_mutex);
 }
 
 static bool cma_test_completion_waited(void *arg)
@@ -239,14 +242,17 @@ static bool cma_test_completion_waited(void *arg)
 }
 
 /**
- * cma_test_wait_completion_waiter - wait until a task waits for @done
- * @done: the completion, not completed yet
+ * cma_test_wait_release_waiter - wait until a destroy of @id waits for
+ *	its last reference
+ * @id: the id, held alive by a reference the caller controls
  *
- * Return: true once a task sleeps on @done, false after the timeout.
+ * Return: true once a task sleeps on the id's release, false after the
+ * timeout.
  */
-bool cma_test_wait_completion_waiter(struct completion *done)
+bool cma_test_wait_release_waiter(struct rdma_cm_id *id)
 {
-	return cma_test_poll(cma_test_completion_waited, done);
+	return cma_test_poll(cma_test_completion_waited,
+			     &to_cma_id(id)->released);
 }
 
 MODULE_DESCRIPTION("KUnit tests for rdma_cm");

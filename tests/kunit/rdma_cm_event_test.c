@@ -145,8 +145,7 @@ static void cma_event_lock_handler_holds_delivery(struct kunit *test)
 	cma_test_queue(test, id, RDMA_CM_IDLE, RDMA_CM_IDLE,
 		       RDMA_CM_EVENT_ADDR_CHANGE, 0);
 	/* The delivery has reached the handler mutex, and waits there. */
-	KUNIT_EXPECT_TRUE(test, cma_test_wait_mutex_waiter(
-				&to_cma_id(id)->handler_mutex));
+	KUNIT_EXPECT_TRUE(test, cma_test_wait_handler_waiter(id));
 	KUNIT_EXPECT_FALSE(test, completion_done(&c.entered));
 	rdma_unlock_handler(id);
 
@@ -204,8 +203,7 @@ static void cma_event_destroy_waits_for_sleeping_handler(struct kunit *test)
 
 	cma_test_destroy_async(test, &d, id);
 	/* The destroy has reached the mutex the handler holds. */
-	KUNIT_EXPECT_TRUE(test, cma_test_wait_mutex_waiter(
-				&to_cma_id(id)->handler_mutex));
+	KUNIT_EXPECT_TRUE(test, cma_test_wait_handler_waiter(id));
 	KUNIT_EXPECT_FALSE(test, completion_done(&d.done));
 	KUNIT_EXPECT_EQ(test, live + 1, cma_id_count());
 
@@ -245,8 +243,7 @@ static void cma_event_destroy_waits_for_queued_work(struct kunit *test)
 	 * The destroy waits for the queued work's reference. The id lives
 	 * until the blocker lets that work run, so it may be looked at.
 	 */
-	KUNIT_EXPECT_TRUE(test, cma_test_wait_completion_waiter(
-				&to_cma_id(victim_id)->released));
+	KUNIT_EXPECT_TRUE(test, cma_test_wait_release_waiter(victim_id));
 	KUNIT_EXPECT_FALSE(test, completion_done(&d.done));
 
 	complete(&blocker.release);
