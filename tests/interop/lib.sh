@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# Shared by the host sides of the two-guest tests (tests/interop/run,
-# tests/interop/xrdma-reload): the guests' sessions, waiting for what a
-# guest writes to its output folder, and the build.
+# The host side of the pair of guests on one wire (tests/interop/run):
+# the guests' sessions, waiting for what a guest writes to its output
+# folder, handing a file to a guest, and the build.
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$top/scripts/lib.sh"
@@ -33,6 +33,11 @@ wait_file() {
 		sleep 1
 	done
 	[ -e "$file" ]
+}
+
+# give FILE: an empty FILE, its folder made first, for a guest to see.
+give() {
+	mkdir -p "$(dirname "$1")" && : > "$1"
 }
 
 # interop_build OUT: the modules against the test kernel, once for both
