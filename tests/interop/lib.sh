@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# Shared by the host sides of the two-guest tests (tests/interop/run,
-# tests/interop/xrdma-reload): the guests' sessions, waiting for what a
-# guest writes to its output folder, and the build.
+# The host side of the pair of guests on one wire (tests/interop/run):
+# the guests' sessions, waiting for what a guest writes to its output
+# folder, handing a file to a guest, and the build.
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$top/scripts/lib.sh"
@@ -35,14 +35,20 @@ wait_file() {
 	[ -e "$file" ]
 }
 
+# give FILE: an empty FILE, its folder made first, for a guest to see.
+give() {
+	mkdir -p "$(dirname "$1")" && : > "$1"
+}
+
 # interop_build OUT: the modules against the test kernel, once for both
-# guests.
+# guests. W=1 as make check's build-test-kernel step has it: other flags
+# would make Kbuild build every object again: minutes on a loaded host.
 interop_build() {
 	local kdir
 
 	kdir=$(scripts/test-kernel --dir) || die "no test kernel: make test-kernel"
 	log "building the modules against $kdir/build"
-	make KDIR="$kdir/build" TESTS=1 > "$1/build.log" 2>&1 ||
+	make KDIR="$kdir/build" TESTS=1 W=1 > "$1/build.log" 2>&1 ||
 		die "build failed: $1/build.log"
 }
 
