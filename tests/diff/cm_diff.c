@@ -1048,6 +1048,27 @@ static void fam_resolve(void)
 			ep_free(e);
 			done();
 		}
+		/*
+		 * A bind refused for its port after the address chose siw0,
+		 * then a resolution from a wildcard to rxe0's address. In-box
+		 * keeps the refused bind's interface in the id and resolves
+		 * through it, onto siw0 (accepted.txt); IPv6 only, where that
+		 * needs no neighbour, so both CMs leave the tables alike.
+		 */
+		if (f == V6 && scen("resolve/%s/after-failed-bind",
+				    fam_name[f])) {
+			struct ep *l = listener(dev_addr[SIW][f], port0,
+						RDMA_PS_TCP, 1);
+
+			e = ep_new("A", RDMA_PS_TCP);
+			if (l && bind_to(e, dev_addr[SIW][f], port0) &&
+			    !resolve(e, NULL, dev_addr[RXE][f], port0 + 1,
+				     1000))
+				wait_ev(e, EV_MS, NULL);
+			ep_free(e);
+			ep_free(l);
+			done();
+		}
 		for (d = 0; d < NDEVS; d++) {
 			if (scen("resolve/%s%s/src-other-device", dev_name[d],
 				 fam_name[f])) {

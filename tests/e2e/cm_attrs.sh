@@ -8,7 +8,8 @@
 # rdma_set_ib_path() in the QP, and rdma_notify() establishing a
 # connection whose RTU never comes; on RoCE and iWARP, a client that
 # connects from its own handler with rdma_connect_locked(), and
-# rdma_iw_cm_id() (an iw_cm id at both ends on iWARP, none on RoCE).
+# rdma_iw_cm_id() (an iw_cm id at both ends and on the listener on
+# iWARP, none on RoCE).
 . "$CM_TOP/tests/e2e/lib/common.sh"
 # shellcheck source=tests/e2e/cm_e2e/cm_lib.sh
 . "$CM_TOP/tests/e2e/cm_e2e/cm_lib.sh"

@@ -285,10 +285,15 @@ int cma_iw_init_qp_attr(struct cma_id *cid, struct ib_qp_attr *attr,
  * rdma_iw_cm_id - the iw_cm id behind an rdma_cm id
  * @id: the id
  *
- * Context: any; the answer holds while @id's connection does.
- * Return: the iw_cm id of @id's iWARP connection, or NULL.
+ * Context: any; the answer holds while @id's connection, or its listen,
+ * does.
+ * Return: the iw_cm id of @id's iWARP connection; for a listener bound to
+ * an iWARP device, its listen there; else NULL (a wildcard listener
+ * listens on every device: it has no one iw_cm id).
  */
 struct iw_cm_id *rdma_iw_cm_id(struct rdma_cm_id *id)
 {
-	return to_cma_id(id)->iw;
+	struct cma_id *cid = to_cma_id(id);
+
+	return cid->iw ?: READ_ONCE(cid->listen_iw);
 }

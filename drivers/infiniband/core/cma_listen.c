@@ -108,6 +108,8 @@ static int cma_listen_make(struct cma_dev_listen *dl)
 		kept = cma_listen_wanted(dl);
 		if (kept)
 			list_add_tail(&dl->entry, &cid->listens);
+		if (kept && cid->cma_dev == cma_dev)
+			WRITE_ONCE(cid->listen_iw, dl->iw);
 		mutex_unlock(&cma_lock);
 		if (!kept)
 			iw_destroy_cm_id(dl->iw);
@@ -174,6 +176,7 @@ void cma_listens_destroy(struct list_head *dead)
 static void cma_listen_stop_locked(struct cma_id *cid, struct list_head *dead)
 {
 	lockdep_assert_held(&cma_lock);
+	WRITE_ONCE(cid->listen_iw, NULL);
 	list_splice_init(&cid->listens, dead);
 	list_del_init(&cid->listen_any_entry);
 }

@@ -123,6 +123,9 @@ struct cma_device {
  *	cma_set_qkey())
  * @timeout: the QP's local ACK timeout
  * @min_rnr_timer: the QP's minimal RNR NAK timer
+ * @listen_iw: a listener bound to an iWARP device: its iw_cm listen
+ *	there, which rdma_iw_cm_id() answers with as in-box; written under
+ *	cma_lock, read without it
  */
 struct cma_id {
 	struct rdma_cm_id id;
@@ -148,6 +151,7 @@ struct cma_id {
 
 	struct ib_cm_id *ib;
 	struct iw_cm_id *iw;
+	struct iw_cm_id *listen_iw;
 	struct mutex qp_mutex;		/* protects id.qp */
 	u32 seq_num;
 	u32 qp_num;

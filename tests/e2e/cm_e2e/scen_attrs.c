@@ -15,8 +15,8 @@
  * "connect_locked" has the client's handler drive the connection
  * itself, rdma_resolve_route() and rdma_connect_locked() from its
  * ADDR_RESOLVED and ROUTE_RESOLVED.  "iw_cm_id" checks rdma_iw_cm_id():
- * the iw_cm id of both ends of a connection on iWARP, with their
- * addresses, and none on RoCE.
+ * the iw_cm id of both ends of a connection and of the listener (bound
+ * to the device) on iWARP, with their addresses, and none on RoCE.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -692,6 +692,33 @@ static int cme_check_iw(const char *name, struct rdma_cm_id *id)
 	return 0;
 }
 
+/*
+ * rdma_iw_cm_id() of a listener bound to one device, as in-box: on iWARP
+ * its listen there, on the listener's address; elsewhere none.
+ */
+static int cme_check_iw_listener(struct rdma_cm_id *id)
+{
+	struct iw_cm_id *iw = rdma_iw_cm_id(id);
+
+	if (!cme_is_iwarp(id)) {
+		if (!iw)
+			return 0;
+		pr_err("FAIL: listener: rdma_iw_cm_id on RoCE: not NULL\n");
+		return -EPROTO;
+	}
+	if (!iw) {
+		pr_err("FAIL: listener: rdma_iw_cm_id on iWARP: NULL\n");
+		return -EPROTO;
+	}
+	if (!cme_same(&iw->local_addr, &id->route.addr.src_addr)) {
+		pr_err("FAIL: listener: iw_cm id on %pISpc, the id on %pISpc\n",
+		       &iw->local_addr, &id->route.addr.src_addr);
+		return -EPROTO;
+	}
+	pr_info("listener: iw_cm id on %pISpc\n", &iw->local_addr);
+	return 0;
+}
+
 static int cme_iw_cm_id_client(struct cme_ep *cli)
 {
 	return cme_client_route(cli) ?: cme_client_connect(cli) ?:
@@ -706,14 +733,8 @@ static int cme_iw_cm_id_both(struct cme_listener *l, struct cme_ep *cli,
 	ret = cme_server_accepted(srv, cli);
 	if (ret)
 		return ret;
-	/*
-	 * A listener's is only reported: the in-box CM keeps the iw_cm id
-	 * of a listener bound to one device in the id, this one keeps an
-	 * iw_cm id per device apart from it.
-	 */
-	pr_info("listener: rdma_iw_cm_id %s\n",
-		rdma_iw_cm_id(l->id) ? "set" : "NULL");
-	return cme_check_iw(cli->name, cli->id) ?:
+	return cme_check_iw_listener(l->id) ?:
+	       cme_check_iw(cli->name, cli->id) ?:
 	       cme_check_iw(srv->name, srv->id) ?:
 	       cme_exchange(cli, srv) ?: cme_disconnect(cli, srv);
 }
