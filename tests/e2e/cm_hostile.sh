@@ -81,7 +81,9 @@ ch_use() {
 
 # Whatever happens, the scripts after this one get our CM and no leftovers.
 ch_cleanup() {
-	if [ -e /sys/module/rdma_cm ] && ! cm_is_ours; then
+	if [ ! -e /sys/module/rdma_cm ]; then
+		insmod "$CM_KO"
+	elif ! cm_is_ours; then
 		rmmod rdma_cm && insmod "$CM_KO"
 	fi
 	ip link del "$CH_FOREIGN_DEV" 2> /dev/null || :
@@ -89,7 +91,8 @@ ch_cleanup() {
 }
 trap ch_cleanup EXIT
 
-# A netdev with addresses of its own, up, whose peer end is down.
+# A netdev of the script's own, with addresses on subnets of its own, not
+# rxe0's; its peer end has none.
 ip -b - <<-EOF
 	link add $CH_FOREIGN_DEV type veth peer name chv1
 	addr add $CH_FOREIGN4/24 dev $CH_FOREIGN_DEV
