@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Developer views under /sys/kernel/debug/rdma_cm/ (no ABI promise):
- *   devices  the RDMA devices the CM tracks, one line per port
+ *   devices  the RDMA devices the CM tracks, one line per port, with the
+ *            requests dropped there for their origin
  *   ids      every live id, one line each (cma_view.c)
  *   fail_calls/  fault injection into the calls the CM makes (cma_fault.c)
  */

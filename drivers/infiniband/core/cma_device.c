@@ -73,7 +73,9 @@ static int cma_add_device(struct ib_device *device)
 	if (!cma_device_usable(device))
 		return -EOPNOTSUPP;
 
-	cma_dev = CMA_ALLOC(kzalloc(sizeof(*cma_dev), GFP_KERNEL));
+	cma_dev = CMA_ALLOC(kzalloc(struct_size(cma_dev, unroutable_reqs,
+						device->phys_port_cnt),
+				    GFP_KERNEL));
 	if (!cma_dev)
 		return -ENOMEM;
 
@@ -178,22 +180,48 @@ static const char *cma_port_transport(struct ib_device *device, u32 port)
  * cma_devices_show - list the devices the CM uses, one line per port
  * @m: where to print
  *
- * Each line reads "<device> <port> <transport>", the transport one of
- * ib, roce, iwarp or other.
+ * Each line reads "<device> <port> <transport> unroutable_reqs=<n>", the
+ * transport one of ib, roce, iwarp or other, n the requests dropped on
+ * that port for their origin.
  *
  * Context: process context; takes cma_lock.
  */
 void cma_devices_show(struct seq_file *m)
 {
 	struct cma_device *cma_dev;
+	struct ib_device *device;
 	u32 port;
 
 	mutex_lock(&cma_lock);
+	list_for_each_entry(cma_dev, &cma_devices, list) {
+		device = cma_dev->device;
+		rdma_for_each_port(device, port)
+			seq_printf(m, "%s %u %s unroutable_reqs=%lu\n",
+				   dev_name(&device->dev), port,
+				   cma_port_transport(device, port),
+				   cma_dev->unroutable_reqs[port -
+						rdma_start_port(device)]);
+	}
+	mutex_unlock(&cma_lock);
+}
+
+/**
+ * cma_device_count_unroutable - count a request dropped for its origin
+ * @device: the device the request arrived on
+ * @port: the port it arrived on
+ *
+ * Context: process context; takes cma_lock.
+ */
+void cma_device_count_unroutable(struct ib_device *device, u32 port)
+{
+	struct cma_device *cma_dev;
+
+	if (!rdma_is_port_valid(device, port))
+		return;
+	mutex_lock(&cma_lock);
 	list_for_each_entry(cma_dev, &cma_devices, list)
-		rdma_for_each_port(cma_dev->device, port)
-			seq_printf(m, "%s %u %s\n",
-				   dev_name(&cma_dev->device->dev), port,
-				   cma_port_transport(cma_dev->device, port));
+		if (cma_dev->device == device)
+			cma_dev->unroutable_reqs[port - rdma_start_port(device)]++;
 	mutex_unlock(&cma_lock);
 }
 

@@ -292,22 +292,6 @@ static int cma_ib_handler(struct ib_cm_id *ib, const struct ib_cm_event *ev)
 	return cma_deliver_unlock(cid, &event);
 }
 
-/* The namespace of the netdev a RoCE request arrived on. */
-static struct net *cma_req_net(const struct ib_gid_attr *attr)
-{
-	struct net_device *ndev;
-	struct net *net = NULL;
-
-	if (!attr)
-		return NULL;
-	rcu_read_lock();
-	ndev = rdma_read_gid_attr_ndev_rcu(attr);
-	if (!IS_ERR(ndev))
-		net = get_net(dev_net(ndev));
-	rcu_read_unlock();
-	return net;
-}
-
 /**
  * struct cma_req - what a REQ or SIDR REQ says, decoded
  * @net: the namespace it arrived in, a reference
@@ -352,6 +336,34 @@ static bool cma_req_addressed_to(const struct ib_gid_attr *attr,
 		return true;
 	rdma_ip2gid(dst, &gid);
 	return !memcmp(&gid, &attr->gid, sizeof(gid));
+}
+
+/*
+ * The namespace of the netdev a request arrived on, a reference in
+ * @req->net, once an IP request passed the check of its origin
+ * (-EHOSTUNREACH if not, as in-box). The netdev is read and checked, and
+ * its namespace taken, in one RCU section, so that it cannot have moved
+ * to another namespace in between.
+ */
+static int cma_req_net(struct cma_req *req)
+{
+	const struct sockaddr *dst = (const struct sockaddr *)&req->dst;
+	const struct sockaddr *src = (const struct sockaddr *)&req->src;
+	struct net_device *ndev;
+	int ret = 0;
+
+	if (!req->sgid_attr)
+		return -ENODEV;
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(req->sgid_attr);
+	if (IS_ERR(ndev))
+		ret = -ENODEV;
+	else if (dst->sa_family != AF_IB && !cma_req_routable(ndev, src, dst))
+		ret = -EHOSTUNREACH;
+	else
+		req->net = get_net(dev_net(ndev));
+	rcu_read_unlock();
+	return ret;
 }
 
 /* Where a request arrived and what it asks for, by kind of request. */
@@ -438,7 +450,8 @@ static void cma_req_as_ib(struct cma_req *req, const struct ib_cm_event *ev)
 /*
  * What a request says. Its addresses come from its CM header or, as
  * in-box, when the header does not parse, there is none: the request is
- * an AF_IB one.
+ * an AF_IB one. -EHOSTUNREACH if the header's addresses could not be
+ * those of a request that arrived where this one did.
  */
 static int cma_req_decode(struct cma_req *req, const struct ib_cm_event *ev)
 {
@@ -453,13 +466,15 @@ static int cma_req_decode(struct cma_req *req, const struct ib_cm_event *ev)
 	if (cma_hdr_decode(ev->private_data, &req->src, &req->dst))
 		cma_req_as_ib(req, ev);
 	if (!cma_req_addressed_to(req->sgid_attr, (struct sockaddr *)&req->dst))
-		return -EINVAL;
+		return -EHOSTUNREACH;
 	cma_addr_set_port((struct sockaddr *)&req->dst, req->port);
-	req->net = cma_req_net(req->sgid_attr);
+	ret = cma_req_net(req);
 	/* InfiniBand has no netdev to say: AF_IB lives in init_net. */
-	if (!req->net && req->dst.ss_family == AF_IB)
+	if (ret == -ENODEV && req->dst.ss_family == AF_IB) {
 		req->net = get_net(&init_net);
-	return req->net ? 0 : -ENODEV;
+		ret = 0;
+	}
+	return ret;
 }
 
 /* What address resolution would have found about our side's netdev. */
@@ -644,6 +659,8 @@ static int cma_ib_req_handler(struct ib_cm_id *ib,
 	int ret;
 
 	ret = cma_req_decode(&req, ev);
+	if (ret == -EHOSTUNREACH)
+		cma_device_count_unroutable(ib->device, req.device_port);
 	if (ret)
 		goto out;
 

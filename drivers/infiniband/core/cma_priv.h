@@ -40,6 +40,9 @@ struct seq_file;
  *	ids bound to it use; written under cma_lock, read with READ_ONCE()
  * @default_roce_tos: per port, the type of service of RoCE ids that set
  *	none; as @default_gid_type
+ * @unroutable_reqs: per port (from rdma_start_port()), the requests
+ *	dropped because they could not have come through the netdev they
+ *	arrived on (cma_req_routable()); under cma_lock
  */
 struct cma_device {
 	struct ib_device *device;
@@ -49,6 +52,7 @@ struct cma_device {
 	struct completion released;
 	enum ib_gid_type *default_gid_type;
 	u8 *default_roce_tos;
+	unsigned long unroutable_reqs[];
 };
 
 /**
@@ -288,6 +292,11 @@ void cma_device_get(struct cma_device *cma_dev);
 void cma_device_put(struct cma_device *cma_dev);
 bool cma_dev_allowed(struct cma_id *cid, struct ib_device *device);
 void cma_devices_show(struct seq_file *m);
+void cma_device_count_unroutable(struct ib_device *device, u32 port);
+
+/* cma_origin.c */
+bool cma_req_routable(struct net_device *ndev, const struct sockaddr *peer,
+		      const struct sockaddr *self);
 
 /* cma_defaults.c */
 int cma_roce_mode_parse(const char *buf, size_t count);

@@ -17,6 +17,16 @@
  * Good peers come before, in between and after: a hand-made REQ with a
  * correct header and a normal rdma_cm client must still get through.
  *
+ * Requests that could not have come from where their header says (a
+ * source with no route, one routed through another netdev, loopback, a
+ * destination on another netdev) must be dropped, as in-box does, while
+ * an honest one beside them is served (a SIDR REQ, UD's request, too,
+ * to a UD listener on port+5); and a request arriving on rxe's
+ * netdev must not reach a listener in another network namespace
+ * (netns_fd, an open file of insmod's), only one in the netdev's.  With origin_only=1 only those
+ * run, with the good clients around them: that is what the in-box CM is
+ * run with, as the oracle.
+ *
  * Last, an AF_IB listener on the wildcard GID (service ID of port+3 in
  * the TCP port space) gets a REQ without a CM header, as an AF_IB peer
  * sends it, and one with a header: both must reach it with all of their
@@ -115,11 +125,23 @@ MODULE_PARM_DESC(other, "an address of the other IP family on the same device (o
 
 static ushort port = 7472;
 module_param(port, ushort, 0444);
-MODULE_PARM_DESC(port, "the listener's port; port+1 has a wildcard listener, port+2 none, port+3 an AF_IB one for a while (default 7472)");
+MODULE_PARM_DESC(port, "the listener's port; port+1 has a wildcard listener, port+2 none, port+3 an AF_IB one for a while, port+4 those of netns_fd, port+5 a UD one (default 7472)");
 
 static bool strict;
 module_param(strict, bool, 0444);
 MODULE_PARM_DESC(strict, "also fail where the in-box rdma_cm is known to differ");
+
+static char *foreign;
+module_param(foreign, charp, 0444);
+MODULE_PARM_DESC(foreign, "an address of addr's family on another netdev of this host (optional)");
+
+static int netns_fd = -1;
+module_param(netns_fd, int, 0444);
+MODULE_PARM_DESC(netns_fd, "insmod's open file of another network namespace, for listeners on port+4 there and here (optional)");
+
+static bool origin_only;
+module_param(origin_only, bool, 0444);
+MODULE_PARM_DESC(origin_only, "run only the cases of where a request comes from");
 
 struct ch_marker {
 	__be32 magic;
@@ -172,6 +194,8 @@ struct ch_request {
 struct ch_listener {
 	enum ch_kind kind;
 	const char *name;
+	struct net *net;
+	bool ud;
 	struct rdma_cm_id *id;
 	struct ib_pd *pd;
 	struct ib_cq *cq;
@@ -203,6 +227,8 @@ struct ch_raw {
 	unsigned long seen;
 	int rej_reason;
 	struct ch_marker rej;
+	int sidr_status;
+	struct ch_marker sidr;
 	struct ch_marker rep;
 	u32 rep_qpn;
 };
@@ -222,14 +248,19 @@ struct ch_req {
 struct ch_ctx {
 	struct sockaddr_storage addr;
 	struct sockaddr_storage other;
+	struct sockaddr_storage foreign;
 	struct sockaddr_storage src;
 	u16 port;
 	bool strict;
 	struct ch_listener l;
 	struct ch_listener wild;
 	struct ch_listener ib;
+	struct ch_listener there;
+	struct ch_listener here;
+	struct ch_listener ud;
 	struct ch_client route;
 	unsigned int failed;
+	unsigned int unroutable;
 };
 
 /* Every handler records under ch_lock and wakes ch_wq. */
@@ -443,7 +474,9 @@ static unsigned int ch_requests(struct ch_ctx *ctx)
 	unsigned int n;
 
 	spin_lock(&ch_lock);
-	n = ctx->l.nr_requests + ctx->wild.nr_requests + ctx->ib.nr_requests;
+	n = ctx->l.nr_requests + ctx->wild.nr_requests + ctx->ib.nr_requests +
+	    ctx->there.nr_requests + ctx->here.nr_requests +
+	    ctx->ud.nr_requests;
 	spin_unlock(&ch_lock);
 	return n;
 }
@@ -667,8 +700,9 @@ static int ch_listen(struct ch_listener *l, const char *name,
 	l->name = name;
 	l->policy = CH_REJECT;
 
-	id = rdma_create_id(&init_net, ch_cm_handler, l, RDMA_PS_TCP,
-			    IB_QPT_RC);
+	id = rdma_create_id(l->net ?: &init_net, ch_cm_handler, l,
+			    l->ud ? RDMA_PS_UDP : RDMA_PS_TCP,
+			    l->ud ? IB_QPT_UD : IB_QPT_RC);
 	if (IS_ERR(id)) {
 		pr_err("FAIL: %s: rdma_create_id: %ld\n", name, PTR_ERR(id));
 		return PTR_ERR(id);
@@ -904,6 +938,11 @@ static int ch_raw_handler(struct ib_cm_id *cm, const struct ib_cm_event *ev)
 		r->rep_qpn = ev->param.rep_rcvd.remote_qpn;
 		if (ev->private_data)
 			memcpy(&r->rep, ev->private_data, sizeof(r->rep));
+		break;
+	case IB_CM_SIDR_REP_RECEIVED:
+		r->sidr_status = ev->param.sidr_rep_rcvd.status;
+		if (ev->private_data)
+			memcpy(&r->sidr, ev->private_data, sizeof(r->sidr));
 		break;
 	default:
 		break;
@@ -1243,6 +1282,31 @@ static void ch_mut_src_unroutable(struct ch_ctx *ctx, struct ch_req *q)
 	ch_put_hdr(q->pdata, &src, &ctx->addr);
 }
 
+/* A neighbour on the subnet of a netdev the REQ does not arrive on. */
+static void ch_mut_src_foreign(struct ch_ctx *ctx, struct ch_req *q)
+{
+	struct sockaddr_storage src = ctx->foreign;
+
+	ch_set_port(&src, ch_port_of(&ctx->src));
+	ch_put_hdr(q->pdata, &src, &ctx->addr);
+	q->pdata[CH_OFF_SRC + 15] ^= 0x06;
+}
+
+/* An address of this host, but of a netdev the REQ does not arrive on. */
+static void ch_mut_dst_foreign(struct ch_ctx *ctx, struct ch_req *q)
+{
+	ch_put_hdr(q->pdata, &ctx->src, &ctx->foreign);
+}
+
+static void ch_mut_src_loopback(struct ch_ctx *ctx, struct ch_req *q)
+{
+	struct sockaddr_storage src;
+
+	ch_parse(ctx->addr.ss_family == AF_INET ? "127.0.0.1" : "::1",
+		 ch_port_of(&ctx->src), &src);
+	ch_put_hdr(q->pdata, &src, &ctx->addr);
+}
+
 static void ch_mut_mapped(struct ch_ctx *ctx, struct ch_req *q)
 {
 	/* An IPv6 header with ::ffff:a.b.c.d, whose GID is the same. */
@@ -1287,6 +1351,10 @@ static void ch_mut_none(struct ch_ctx *ctx, struct ch_req *q)
  * @wild: sent to the wildcard listener's port, not the listener's
  * @needs_other: run only with the other=... parameter
  * @reason: the REJ reason expected, if not 0
+ * @origin: a case of where the request comes from (run with origin_only)
+ * @needs_foreign: run only with the foreign=... parameter
+ * @unroutable: our CM counts it as a request that could not have come
+ *	through its netdev
  */
 struct ch_case {
 	const char *name;
@@ -1296,6 +1364,9 @@ struct ch_case {
 	bool wild;
 	bool needs_other;
 	int reason;
+	bool origin;
+	bool needs_foreign;
+	bool unroutable;
 };
 
 static const struct ch_case ch_cases[] = {
@@ -1307,19 +1378,31 @@ static const struct ch_case ch_cases[] = {
 	{ "IPv4 destination with junk in the 12 zero bytes", ch_mut_dst_pad,
 	  CH_REFUSED_STRICT, AF_INET },
 	{ "destination not the listener's address", ch_mut_dst_other,
-	  CH_REFUSED },
+	  CH_REFUSED, .origin = true, .unroutable = true },
 	{ "IPv6 header with the v4-mapped addresses", ch_mut_mapped,
-	  CH_REFUSED, AF_INET },
+	  CH_REFUSED, AF_INET, .unroutable = true },
 	{ "header of the other family", ch_mut_other_family, CH_REFUSED, 0,
-	  false, true },
+	  false, true, .unroutable = true },
 	{ "wildcard listener, good header", ch_mut_none, CH_DELIVERED, 0,
-	  true },
+	  true, .origin = true },
 	{ "wildcard listener, destination no GID of the device",
-	  ch_mut_dst_other, CH_REFUSED, 0, true },
+	  ch_mut_dst_other, CH_REFUSED, 0, true, .origin = true,
+	  .unroutable = true },
+	{ "wildcard listener, destination on another netdev",
+	  ch_mut_dst_foreign, CH_REFUSED, 0, true, .origin = true,
+	  .needs_foreign = true, .unroutable = true },
 	{ "wildcard listener, header of the other family", ch_mut_other_family,
-	  CH_REFUSED_STRICT, 0, true, true },
-	{ "source address not the sender's", ch_mut_src_other, CH_REPORT },
-	{ "source address unroutable", ch_mut_src_unroutable, CH_REPORT },
+	  CH_REFUSED_STRICT, 0, true, true, .unroutable = true },
+	/* On the netdev's own subnet: a route leads there, as in-box. */
+	{ "source address not the sender's, on the netdev's subnet",
+	  ch_mut_src_other, CH_DELIVERED, .origin = true },
+	{ "source address unroutable", ch_mut_src_unroutable, CH_REFUSED,
+	  .origin = true, .unroutable = true },
+	{ "source address routed through another netdev", ch_mut_src_foreign,
+	  CH_REFUSED, .origin = true, .needs_foreign = true,
+	  .unroutable = true },
+	{ "loopback source address", ch_mut_src_loopback, CH_REFUSED,
+	  .origin = true, .unroutable = true },
 	{ "service ID of a port nobody listens on", ch_mut_sid_port,
 	  CH_REFUSED, 0, false, false, IB_CM_REJ_INVALID_SERVICE_ID },
 	{ "service ID in the UDP port space", ch_mut_sid_udp, CH_REFUSED, 0,
@@ -1340,10 +1423,14 @@ static int ch_run_cases(struct ch_ctx *ctx)
 	for (i = 0; i < ARRAY_SIZE(ch_cases); i++) {
 		c = &ch_cases[i];
 		if ((c->family && c->family != ctx->addr.ss_family) ||
-		    (c->needs_other && ctx->other.ss_family == AF_UNSPEC)) {
+		    (c->needs_other && ctx->other.ss_family == AF_UNSPEC) ||
+		    (c->needs_foreign &&
+		     ctx->foreign.ss_family == AF_UNSPEC) ||
+		    (origin_only && !c->origin)) {
 			pr_info("case %s: skipped here\n", c->name);
 			continue;
 		}
+		ctx->unroutable += c->unroutable;
 		pr_info("case %s\n", c->name);
 		ch_req_init(ctx, q, CH_USER_LEN);
 		if (c->wild)
@@ -1386,6 +1473,12 @@ static int ch_run_lengths(struct ch_ctx *ctx)
 			ret = ch_one(ctx, name, q, CH_DELIVERED, 0, &ctx->l);
 			delivered += !ret;
 		}
+		/*
+		 * A header cut short after its IP version decodes with a
+		 * destination that is no GID of the device: our CM drops
+		 * it for its origin.
+		 */
+		ctx->unroutable += len > CH_OFF_IPVER && len < CH_HDR_LEN;
 		if (ret && ++failed >= CH_MAX_FAILED_LENGTHS) {
 			pr_err("FAIL: %u lengths failed, giving up on the rest\n",
 			       failed);
@@ -1946,6 +2039,171 @@ out:
 	return ret;
 }
 
+/*
+ * A request arriving on rxe's netdev, in init_net, is for a listener of
+ * init_net: one on the same port in another namespace never sees it, with
+ * or without one here beside it.
+ */
+static int ch_netns_cases(struct ch_ctx *ctx, struct ch_req *q)
+{
+	struct sockaddr_storage any = {}, here;
+	unsigned int n;
+	int ret;
+
+	any.ss_family = ctx->addr.ss_family;
+	ch_set_port(&any, ctx->port + 4);
+	ret = ch_listen(&ctx->there, "listener in another namespace", &any,
+			false);
+	if (ret)
+		return ret;
+	pr_info("case request to a port only another namespace listens on\n");
+	ch_req_init(ctx, q, CH_USER_LEN);
+	q->sid = ch_sid(CH_PS_TCP, ctx->port + 4);
+	ret = ch_one(ctx, "request to a port only another namespace listens on",
+		     q, CH_REFUSED, IB_CM_REJ_CONSUMER_DEFINED, NULL);
+
+	/* On rxe0 only: siw0's wildcard iWARP listen is taken already. */
+	pr_info("case the same request, a listener here too\n");
+	here = ctx->addr;
+	ch_set_port(&here, ctx->port + 4);
+	ret = ch_listen(&ctx->here, "listener here", &here, false) ?:
+	      ch_one(ctx, "the same request, a listener here too", q,
+		     CH_DELIVERED, 0, &ctx->here) ?: ret;
+	spin_lock(&ch_lock);
+	n = ctx->there.nr_requests;
+	spin_unlock(&ch_lock);
+	if (n) {
+		pr_err("FAIL: the listener in another namespace got %u requests\n",
+		       n);
+		ret = -EPROTO;
+	}
+	return ret;
+}
+
+static int ch_netns(struct ch_ctx *ctx)
+{
+	struct ch_req *q;
+	struct net *net;
+	int ret;
+
+	if (netns_fd < 0) {
+		pr_info("case listener in another namespace: skipped, no netns_fd\n");
+		return 0;
+	}
+	/* Module init runs in insmod, whose files these are. */
+	net = get_net_ns_by_fd(netns_fd);
+	if (IS_ERR(net)) {
+		pr_err("FAIL: file %d is no network namespace: %ld\n",
+		       netns_fd, PTR_ERR(net));
+		return PTR_ERR(net);
+	}
+	q = kmalloc(sizeof(*q), GFP_KERNEL);
+	if (net_eq(net, &init_net)) {
+		pr_err("FAIL: file %d is init_net\n", netns_fd);
+		ret = -EINVAL;
+	} else if (!q) {
+		ret = -ENOMEM;
+	} else {
+		ctx->there.net = net;
+		ret = ch_netns_cases(ctx, q);
+	}
+	ch_unlisten(&ctx->here);
+	ch_unlisten(&ctx->there);
+	ctx->there.net = NULL;
+	put_net(net);
+	kfree(q);
+	pr_info("result: namespaces: %s\n", ret ? "FAIL" : "as they should");
+	return ret;
+}
+
+/*
+ * One SIDR REQ to the UD listener. The listener's answer is a SIDR REP
+ * that rejects with its marker; the CM's own, for a request it drops,
+ * carries none.
+ */
+static int ch_sidr_one(struct ch_ctx *ctx, const char *name,
+		       const struct ch_req *q, bool deliver)
+{
+	const unsigned long mask = BIT(IB_CM_SIDR_REP_RECEIVED) |
+				   BIT(IB_CM_SIDR_REQ_ERROR);
+	struct ib_cm_sidr_req_param p = {};
+	unsigned int before, n;
+	struct ch_raw *r;
+	unsigned long got;
+	bool marked;
+	int status;
+	int ret;
+
+	pr_info("case %s\n", name);
+	r = ch_raw_open(ctx, name);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	before = ch_requests(ctx);
+	r->path = ctx->route.id->route.path_rec[0];
+	p.path = &r->path;
+	p.sgid_attr = ctx->route.id->route.addr.dev_addr.sgid_attr;
+	p.service_id = ch_sid(CH_PS_UDP, ctx->port + 5);
+	p.timeout_ms = 1000;
+	p.max_cm_retries = CH_RETRIES;
+	p.private_data = q->pdata;
+	p.private_data_len = q->len;
+	ret = ib_send_cm_sidr_req(r->cm, &p);
+	if (ret) {
+		pr_err("FAIL: %s: ib_send_cm_sidr_req: %d\n", name, ret);
+		goto out;
+	}
+	got = ch_wait(&r->seen, mask, CH_WAIT_MS);
+	spin_lock(&ch_lock);
+	status = r->sidr_status;
+	marked = ch_marked(&r->sidr);
+	spin_unlock(&ch_lock);
+	n = ch_requests(ctx) - before;
+	pr_info("result: %s: %s, status %d%s, %u CONNECT_REQUEST\n", name,
+		got & BIT(IB_CM_SIDR_REP_RECEIVED) ? "SIDR REP" :
+		got ? "SIDR REQ timed out" : "no answer", status,
+		marked ? " from the listener" : "", n);
+	if (!(got & BIT(IB_CM_SIDR_REP_RECEIVED)) ||
+	    status != IB_SIDR_REJECT || marked != deliver || n != deliver) {
+		pr_err("FAIL: %s: expected a SIDR REP that rejects it %s\n",
+		       name, deliver ? "from the listener, 1 CONNECT_REQUEST" :
+		       "without the listener, 0 CONNECT_REQUEST");
+		ret = -EPROTO;
+	}
+out:
+	ch_raw_close(r);
+	return ret;
+}
+
+/*
+ * UD: a SIDR REQ goes through the same check of its origin as a REQ.
+ * The listener is on rxe0 only (a wildcard would listen on siw0 too).
+ */
+static int ch_sidr(struct ch_ctx *ctx)
+{
+	struct sockaddr_storage ss = ctx->addr;
+	struct ch_req *q;
+	int ret;
+
+	q = kmalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return -ENOMEM;
+	ctx->ud.ud = true;
+	ch_set_port(&ss, ctx->port + 5);
+	ret = ch_listen(&ctx->ud, "UD listener", &ss, false);
+	if (ret)
+		goto out;
+	ch_req_init(ctx, q, CH_USER_LEN);
+	ret = ch_sidr_one(ctx, "SIDR REQ, good header", q, true);
+	ch_mut_src_unroutable(ctx, q);
+	ctx->unroutable++;
+	ret = ch_sidr_one(ctx, "SIDR REQ, source address unroutable", q,
+			  false) ?: ret;
+out:
+	ch_unlisten(&ctx->ud);
+	kfree(q);
+	return ret;
+}
+
 static int ch_setup(struct ch_ctx *ctx)
 {
 	struct sockaddr_storage any = {};
@@ -1973,6 +2231,9 @@ static int ch_setup(struct ch_ctx *ctx)
 static void ch_teardown(struct ch_ctx *ctx)
 {
 	ch_client_stop(&ctx->route);
+	ch_unlisten(&ctx->here);
+	ch_unlisten(&ctx->there);
+	ch_unlisten(&ctx->ud);
 	ch_unlisten(&ctx->ib);
 	ch_unlisten(&ctx->wild);
 	ch_unlisten(&ctx->l);
@@ -1981,11 +2242,12 @@ static void ch_teardown(struct ch_ctx *ctx)
 static int ch_run(struct ch_ctx *ctx)
 {
 	int (*const steps[])(struct ch_ctx *ctx) = {
-		ch_run_cases, ch_run_lengths, ch_dup_same_id, ch_dup_twins,
-		ch_dup_resent, ch_no_conn, ch_silent_peer, ch_peer_rejects,
-		ch_good_raw, ch_af_ib,
+		ch_run_cases, ch_netns, ch_sidr, ch_run_lengths,
+		ch_dup_same_id, ch_dup_twins, ch_dup_resent, ch_no_conn,
+		ch_silent_peer, ch_peer_rejects, ch_good_raw, ch_af_ib,
 	};
-	unsigned int i;
+	/* The first three are those of where a request comes from. */
+	unsigned int i, n = origin_only ? 3 : ARRAY_SIZE(steps);
 	int ret;
 
 	ret = ch_setup(ctx);
@@ -1994,9 +2256,11 @@ static int ch_run(struct ch_ctx *ctx)
 	ret = ch_good_client(ctx, "good client before");
 	if (ret)
 		return ret;
-	for (i = 0; i < ARRAY_SIZE(steps); i++)
+	for (i = 0; i < n; i++)
 		if (steps[i](ctx))
 			ctx->failed++;
+	/* For the script, which reads our CM's count of them. */
+	pr_info("unroutable requests sent: %u\n", ctx->unroutable);
 	if (ch_good_client(ctx, "good client after"))
 		ctx->failed++;
 	return ctx->failed ? -EPROTO : 0;
@@ -2008,8 +2272,8 @@ static int __init ch_init(void)
 	struct ch_ctx *ctx;
 	int ret;
 
-	if (port > U16_MAX - 3) {
-		pr_err("port=%u leaves no room for port+3\n", port);
+	if (port > U16_MAX - 5) {
+		pr_err("port=%u leaves no room for port+5\n", port);
 		return -EINVAL;
 	}
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
@@ -2020,9 +2284,19 @@ static int __init ch_init(void)
 	INIT_LIST_HEAD(&ctx->l.conns);
 	INIT_LIST_HEAD(&ctx->wild.conns);
 	INIT_LIST_HEAD(&ctx->ib.conns);
+	INIT_LIST_HEAD(&ctx->there.conns);
+	INIT_LIST_HEAD(&ctx->here.conns);
+	INIT_LIST_HEAD(&ctx->ud.conns);
 	ret = ch_parse(addr, port, &ctx->addr);
 	if (!ret && other)
 		ret = ch_parse(other, port, &ctx->other);
+	if (!ret && foreign)
+		ret = ch_parse(foreign, port, &ctx->foreign);
+	if (!ret && ctx->foreign.ss_family &&
+	    ctx->foreign.ss_family != ctx->addr.ss_family) {
+		pr_err("foreign=%s is not of addr's family\n", foreign);
+		ret = -EINVAL;
+	}
 	if (!ret) {
 		pr_info("start: listener %pISpc%s%s%s\n", &ctx->addr,
 			other ? ", other family " : "", other ?: "",
