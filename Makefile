@@ -15,6 +15,11 @@
 ##  make diff           every scenario of tests/diff and the fuzzer's seed
 ##                      on the in-box rdma_cm and on ours in one guest,
 ##                      compared (differences: tests/diff/accepted.txt)
+##  make mutate         the mutation check: forty deliberate bugs in
+##                      rdma_cm and xrdma, each built and tested in one
+##                      guest, and the kill rate (tests/mutation/run;
+##                      MUTATE_ARGS="--only ID,ID" and so on); not part
+##                      of make check
 ##  make bench          connection setup, teardown, accept rate and memory,
 ##                      ours against the in-box rdma_cm and the IB CM floor
 ##                      (BENCH_ARGS="--seq 1000" and so on)
@@ -186,7 +191,7 @@ deb:
 	cd $(deb_src) && dpkg-buildpackage -b -us -uc
 	@ls $(DEBDIR)/*.deb
 
-check interop demo bench diff: deps
+check interop demo bench diff mutate: deps
 deps:
 	$(CURDIR)/scripts/install-deps
 
@@ -205,6 +210,9 @@ bench:
 diff:
 	scripts/diff
 
+mutate:
+	tests/mutation/run $(MUTATE_ARGS)
+
 test-kernel:
 	scripts/test-kernel
 
@@ -212,4 +220,5 @@ help:
 	@sed -n "s/^##  //p" $(firstword $(MAKEFILE_LIST))
 
 .PHONY: modules check-built install uninstall dkms-build clean version \
-	dkms-source deb deps check interop demo bench diff test-kernel help
+	dkms-source deb deps check interop demo bench diff mutate test-kernel \
+	help
