@@ -1232,6 +1232,130 @@ out:
 	done();
 }
 
+/*
+ * A resolution's handler returns non-zero (ADDR_RESOLVED or
+ * ROUTE_RESOLVED): the CM must destroy the id; nothing follows on the
+ * wire, so only our listing of ids, empty at the harness's end, shows it.
+ */
+static void conn_resolve_handler_fails(enum dev d, enum fam f, bool route)
+{
+	struct kep *c;
+
+	if (!scen("kapi/conn/%s%s/%s-handler-fails", dev_name_[d],
+		  fam_name[f], route ? "route" : "addr"))
+		return;
+	c = kep_new("C", RDMA_PS_TCP, IB_QPT_RC);
+	if (!c)
+		goto out;
+	c->mode = H_FAIL;
+	c->fail_on = route ? RDMA_CM_EVENT_ROUTE_RESOLVED :
+			     RDMA_CM_EVENT_ADDR_RESOLVED;
+	if (route)
+		reach(c, dev_addr[d][f], port0);
+	else if (!resolve(c, dev_addr[d][f], port0))
+		wait_ev(c, EV_MS, NULL);
+out:
+	done();
+}
+
+/* The calls of a connection's matrix, on an established id. */
+enum ccall { CC_BIND, CC_LISTEN, CC_CONNECT, CC_ACCEPT, CC_REJECT,
+	     CC_NOTIFY, CC_RTR, CC_RTS, CC_ACK_TIMEOUT, CC_MIN_RNR, NCCALLS };
+static const char *const ccall_name[NCCALLS] = {
+	"bind", "listen", "connect", "accept", "reject", "notify",
+	"init_qp_attr_rtr", "init_qp_attr_rts", "ack_timeout",
+	"min_rnr_timer",
+};
+
+static void init_attr(struct kep *e, enum ib_qp_state state)
+{
+	struct ib_qp_attr qa = { .qp_state = state };
+	int mask = 0, ret;
+
+	ret = rdma_init_qp_attr(e->id, &qa, &mask);
+	call(e->name, state == IB_QPS_RTR ? "init_qp_attr(RTR)" :
+	     "init_qp_attr(RTS)", ret);
+	if (ret)
+		return;
+	rec("%s   qp_attr mask=0x%x mtu=%d rd=%u dest_rd=%u timeout=%u min_rnr=%u",
+	    e->name, mask, qa.path_mtu, qa.max_rd_atomic,
+	    qa.max_dest_rd_atomic, qa.timeout, qa.min_rnr_timer);
+	rec("%s   qp_attr retry=%u rnr_retry=%u pkey=%u port=%u access=0x%x",
+	    e->name, qa.retry_cnt, qa.rnr_retry, qa.pkey_index, qa.port_num,
+	    qa.qp_access_flags);
+}
+
+static void conn_matrix_one(enum dev d, enum fam f, bool passive,
+			    enum ccall cc)
+{
+	struct kep *l, *c, *s, *t;
+
+	if (!scen("kapi/connmatrix/%s%s/established_%s/%s", dev_name_[d],
+		  fam_name[f], passive ? "passive" : "active", ccall_name[cc]))
+		return;
+	l = listener(dev_addr[d][f], port0);
+	if (!l)
+		goto out;
+	c = start_conn(l, d, f, &s);
+	if (!s || accept_len(s, 0) || !established(c, s))
+		goto out;
+	t = passive ? s : c;
+	switch (cc) {
+	case CC_BIND:
+		bind_to(t, dev_addr[d][f], port0 + 2);
+		break;
+	case CC_LISTEN:
+		call(t->name, "listen", rdma_listen(t->id, 1));
+		break;
+	case CC_CONNECT:
+		connect_len(t, 0);
+		break;
+	case CC_ACCEPT:
+		accept_len(t, 0);
+		break;
+	case CC_REJECT:
+		reject_len(t, 0);
+		break;
+	case CC_NOTIFY:
+		call(t->name, "notify", rdma_notify(t->id, IB_EVENT_COMM_EST));
+		break;
+	case CC_RTR:
+		init_attr(t, IB_QPS_RTR);
+		break;
+	case CC_RTS:
+		init_attr(t, IB_QPS_RTS);
+		break;
+	case CC_ACK_TIMEOUT:
+		call(t->name, "set_ack_timeout(14)",
+		     rdma_set_ack_timeout(t->id, 14));
+		rec_qp(t);
+		break;
+	case CC_MIN_RNR:
+		call(t->name, "set_min_rnr_timer(12)",
+		     rdma_set_min_rnr_timer(t->id, 12));
+		rec_qp(t);
+		break;
+	default:
+		break;
+	}
+out:
+	done();
+}
+
+static void fam_conn_matrix(void)
+{
+	enum ccall cc;
+	enum dev d;
+	enum fam f;
+	int side;
+
+	for (d = 0; d < NDEVS; d++)
+		for (f = 0; f < NFAMS; f++)
+			for (side = 0; side < 2; side++)
+				for (cc = 0; cc < NCCALLS; cc++)
+					conn_matrix_one(d, f, side, cc);
+}
+
 static void fam_conn(void)
 {
 	enum dev d;
@@ -1247,11 +1371,57 @@ static void fam_conn(void)
 			conn_reject(d, f, 5);
 			conn_no_listener(d, f);
 			conn_req_handler_fails(d, f);
+			conn_resolve_handler_fails(d, f, false);
+			conn_resolve_handler_fails(d, f, true);
 			if (d == RXE)
 				conn_active_handler_fails(d, f);
 			conn_server_disconnect(d, f);
 		}
 	}
+}
+
+/* ---- multicast --------------------------------------------------------- */
+
+/*
+ * A UD id of the UDP port space joins a group from a bound or a resolved
+ * id, leaves, joins again and is destroyed joined. RoCE over IPv4 only:
+ * in-box refuses IPv6 groups on RoCEv2 and every join on iWARP, which
+ * the user-space scenarios already compare.
+ */
+static void mcast_one(enum dev d, enum fam f, bool resolved)
+{
+	struct sockaddr_storage g;
+	struct kep *m;
+
+	if (!scen("kapi/mcast/%s%s/%s", dev_name_[d], fam_name[f],
+		  resolved ? "resolved" : "bound"))
+		return;
+	m = kep_new("M", RDMA_PS_UDP, IB_QPT_UD);
+	if (!m)
+		goto out;
+	if (!resolved && bind_to(m, dev_addr[d][f], port0))
+		goto out;
+	if (resolved && (resolve(m, dev_addr[d][f], port0) ||
+			 wait_ev(m, EV_MS, NULL) != RDMA_CM_EVENT_ADDR_RESOLVED))
+		goto out;
+	mc_addr(&g, f);
+	if (call("M", "join", rdma_join_multicast(m->id, (void *)&g,
+						  BIT(FULLMEMBER_JOIN), m)))
+		goto out;
+	wait_ev(m, EV_MS, NULL);
+	rdma_leave_multicast(m->id, (void *)&g);
+	rec("M leave = void");
+	if (!call("M", "join", rdma_join_multicast(m->id, (void *)&g,
+						   BIT(FULLMEMBER_JOIN), m)))
+		wait_ev(m, EV_MS, NULL);
+out:
+	done();
+}
+
+static void fam_mcast(void)
+{
+	mcast_one(RXE, V4, false);
+	mcast_one(RXE, V4, true);
 }
 
 /* ---- the message helpers ---------------------------------------------- */
@@ -1322,6 +1492,8 @@ static int __init cm_kdiff_init(void)
 	fam_msg();
 	fam_matrix();
 	fam_conn();
+	fam_conn_matrix();
+	fam_mcast();
 
 	blob.data = record;
 	blob.size = rec_len;
