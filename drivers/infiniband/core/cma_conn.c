@@ -285,14 +285,16 @@ int rdma_disconnect(struct rdma_cm_id *id)
  *	connection whose RTU was lost
  *
  * Context: process context or the QP's event handler.
- * Return: 0 (iWARP needs no help), -EINVAL if @id has no connection, or
- * the IB CM's error.
+ * Return: 0 on iWARP, which needs no help, for an id with a connection or
+ * a listen on its device (as in-box, whose listener holds its iw_cm id
+ * where a connection does); -EINVAL if @id has neither; else the IB CM's
+ * error.
  */
 int rdma_notify(struct rdma_cm_id *id, enum ib_event_type event)
 {
 	struct cma_id *cid = to_cma_id(id);
 
-	if (cid->iw)
+	if (rdma_iw_cm_id(id))
 		return 0;
 	if (!cid->ib)
 		return -EINVAL;
