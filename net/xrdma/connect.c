@@ -7,6 +7,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/ktime.h>
 #include <net/net_namespace.h>
 
@@ -210,3 +211,4 @@ void xrdma_reconnect_worker(struct work_struct *work)
 out:
 	mutex_unlock(&xprt->mutex);
 }
+EXPORT_SYMBOL_IF_KUNIT(xrdma_reconnect_worker);

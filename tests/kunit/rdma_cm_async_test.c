@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: what runs beside the consumer. Address resolution issued again
- * while the first request's callback is still delivering its error
- * (cma_resolve.c), and listens on an iWARP device, made outside
- * cma_lock since a provider's listen may take rtnl, which the netdev
- * notifier holds while it takes cma_lock (cma_listen.c).
+ * while the first request's callback is still delivering its error, and
+ * destruction while a resolution is in flight (cma_resolve.c); listens
+ * on an iWARP device, made outside cma_lock since a provider's listen
+ * may take rtnl, which the netdev notifier holds while it takes cma_lock
+ * (cma_listen.c).
  *
  * The resolution needs rxe0's address in the guest (10.0.0.1/24) and an
  * address on its subnet that nobody answers ARP for; the listens a fake
@@ -98,6 +99,59 @@ static void resolve_reissue(struct kunit *test)
 }
 
 /**
+ * struct destroyer - rdma_destroy_id() called from a work item
+ * @work: calls it
+ * @id: the id
+ * @done: completed when the call returned
+ */
+struct destroyer {
+	struct work_struct work;
+	struct rdma_cm_id *id;
+	struct completion done;
+};
+
+static void destroyer_work(struct work_struct *work)
+{
+	struct destroyer *d = container_of(work, struct destroyer, work);
+
+	rdma_destroy_id(d->id);
+	complete(&d->done);
+}
+
+/*
+ * Destruction cancels a resolution in flight, as in-box: it does not
+ * wait for the resolution's end. The resolution has a minute before it
+ * times out, and nobody answers, so its callback cannot run for that
+ * long; a destroy back within the test's wait came back before it, and
+ * the handler never ran.
+ */
+static void destroy_cancels_resolution(struct kunit *test)
+{
+	unsigned long live = cma_id_count();
+	struct cma_test_consumer c;
+	struct rdma_cm_id *id = cma_test_bound_id(test, &c, RDMA_PS_TCP,
+						  IB_QPT_RC);
+	struct destroyer d = { .id = id };
+	bool back;
+
+	INIT_WORK_ONSTACK(&d.work, destroyer_work);
+	init_completion(&d.done);
+	KUNIT_ASSERT_EQ(test, 0, rdma_resolve_addr(id, NULL,
+						   (struct sockaddr *)&nobody,
+						   60000));
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(to_cma_id(id)->addr_query_pending));
+	queue_work(system_unbound_wq, &d.work);
+	back = cma_test_wait(&d.done);
+	KUNIT_EXPECT_TRUE_MSG(test, back,
+			      "rdma_destroy_id() waited for the resolution");
+	/* Either way the destroy ends, at the latest with the resolution. */
+	flush_work(&d.work);
+	destroy_work_on_stack(&d.work);
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&c.calls));
+	KUNIT_EXPECT_EQ(test, live, cma_id_count());
+}
+
+/**
  * struct iw_listens - what the fake iWARP device's listens saw
  * @made: listens made
  * @under_cma_lock: of which with cma_lock held
@@ -163,6 +217,7 @@ static void iw_listen_later_device(struct kunit *test)
 
 static struct kunit_case cma_async_cases[] = {
 	KUNIT_CASE(resolve_reissue),
+	KUNIT_CASE(destroy_cancels_resolution),
 	KUNIT_CASE(iw_listen_wildcard),
 	KUNIT_CASE(iw_listen_later_device),
 	{}

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: event delivery under the handler mutex, destruction racing it,
- * and the event and reject-reason names (cma_event.c, cma_id.c,
- * cma_msg.c).
+ * the event and reject-reason names (cma_event.c, cma_id.c, cma_msg.c),
+ * and the events of a failed iWARP connect (cma_iw.c).
  */
 
+#include <linux/in.h>
 #include <linux/kthread.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/iw_cm.h>
 
 #include "cma_test.h"
 
@@ -321,6 +323,66 @@ static void cma_event_reject_msg_follows_transport(struct kunit *test)
 			   rdma_reject_msg(iwarp, -ECONNREFUSED));
 }
 
+/*
+ * An iWARP connect that iw_cm reports failed: the event its consumer
+ * gets for each status, as the in-box cma_iw_handler() maps them (a
+ * refusal or a reset by the peer is REJECTED, a timeout UNREACHABLE,
+ * any other error CONNECT_ERROR), with the status passed on. iw_cm is
+ * played by the test: the reply goes straight to the CM's callback,
+ * with the id connecting.
+ */
+static void cma_event_iw_connect_reply_status(struct kunit *test)
+{
+	static const struct {
+		int status;
+		enum rdma_cm_event_type event;
+	} replies[] = {
+		{ -ECONNREFUSED, RDMA_CM_EVENT_REJECTED },
+		{ -ECONNRESET, RDMA_CM_EVENT_REJECTED },
+		{ -ETIMEDOUT, RDMA_CM_EVENT_UNREACHABLE },
+		{ -EHOSTUNREACH, RDMA_CM_EVENT_CONNECT_ERROR },
+	};
+	static const enum rdma_cm_state to_connect[] = {
+		RDMA_CM_IDLE, RDMA_CM_ADDR_BOUND, RDMA_CM_ADDR_QUERY,
+		RDMA_CM_ADDR_RESOLVED, RDMA_CM_ROUTE_QUERY,
+		RDMA_CM_ROUTE_RESOLVED, RDMA_CM_CONNECT,
+	};
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(replies); i++) {
+		struct iw_cm_event ev = {
+			.event = IW_CM_EVENT_CONNECT_REPLY,
+			.status = replies[i].status,
+		};
+		struct sockaddr_in *local = (struct sockaddr_in *)&ev.local_addr;
+		struct sockaddr_in *remote =
+			(struct sockaddr_in *)&ev.remote_addr;
+		struct cma_test_consumer c;
+		struct iw_cm_id iw = {};
+		struct rdma_cm_id *id;
+
+		local->sin_family = AF_INET;
+		local->sin_addr.s_addr = htonl(0x0a000001);
+		remote->sin_family = AF_INET;
+		remote->sin_addr.s_addr = htonl(0x0a000002);
+		cma_test_consumer_init(&c);
+		id = cma_test_create_id(test, &c);
+		for (j = 1; j < ARRAY_SIZE(to_connect); j++)
+			KUNIT_ASSERT_TRUE(test,
+					  cma_transition(to_cma_id(id),
+							 to_connect[j - 1],
+							 to_connect[j]));
+		iw.context = to_cma_id(id);
+
+		KUNIT_EXPECT_EQ(test, 0, cma_iw_handler(&iw, &ev));
+		KUNIT_EXPECT_EQ(test, 1, atomic_read(&c.calls));
+		KUNIT_EXPECT_EQ_MSG(test, replies[i].event, c.event.event,
+				    "status %d", replies[i].status);
+		KUNIT_EXPECT_EQ(test, replies[i].status, c.event.status);
+		rdma_destroy_id(id);
+	}
+}
+
 static struct kunit_case cma_event_cases[] = {
 	KUNIT_CASE(cma_event_delivered_with_transition),
 	KUNIT_CASE(cma_event_stale_is_dropped),
@@ -331,6 +393,7 @@ static struct kunit_case cma_event_cases[] = {
 	KUNIT_CASE(cma_event_destroy_waits_for_queued_work),
 	KUNIT_CASE(cma_event_msg_names_every_event),
 	KUNIT_CASE(cma_event_reject_msg_follows_transport),
+	KUNIT_CASE(cma_event_iw_connect_reply_status),
 	{}
 };
 

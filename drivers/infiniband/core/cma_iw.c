@@ -14,8 +14,6 @@
 #include "cma_priv.h"
 #include "cma_trace.h"
 
-static int cma_iw_handler(struct iw_cm_id *iw, struct iw_cm_event *ev);
-
 static void cma_iw_set_tos(struct cma_id *cid, struct iw_cm_id *iw)
 {
 	/* Written under the QP mutex: read the pair as one. */
@@ -142,8 +140,15 @@ static bool cma_iw_event(struct cma_id *cid, const struct iw_cm_event *ev,
 	return true;
 }
 
-/* iw_cm's callback for a connecting or connected id. */
-static int cma_iw_handler(struct iw_cm_id *iw, struct iw_cm_event *ev)
+/**
+ * cma_iw_handler - iw_cm's callback for a connecting or connected id
+ * @iw: the iw_cm id, whose context is our id
+ * @ev: the event
+ *
+ * Context: iw_cm's workqueue.
+ * Return: non-zero when the consumer had the id destroyed.
+ */
+int cma_iw_handler(struct iw_cm_id *iw, struct iw_cm_event *ev)
 {
 	struct cma_id *cid = iw->context;
 	struct rdma_cm_event event = {};
@@ -155,6 +160,7 @@ static int cma_iw_handler(struct iw_cm_id *iw, struct iw_cm_event *ev)
 	}
 	return cma_deliver_unlock(cid, &event);
 }
+EXPORT_SYMBOL_IF_KUNIT(cma_iw_handler);
 
 /*
  * The passive id of an iWARP connection request, born in CONNECT.

@@ -27,6 +27,7 @@ struct dentry;
 
 struct cma_path_answer;
 struct cma_port;
+struct iw_cm_event;
 struct seq_file;
 
 /**
@@ -381,6 +382,7 @@ int cma_iw_listen(struct cma_id *cid, struct ib_device *device,
 		  struct iw_cm_id **cm_id);
 int cma_iw_init_qp_attr(struct cma_id *cid, struct ib_qp_attr *attr,
 			int *mask);
+int cma_iw_handler(struct iw_cm_id *iw, struct iw_cm_event *ev);
 
 /**
  * struct cma_id_view - a snapshot of one id, for the listing of ids

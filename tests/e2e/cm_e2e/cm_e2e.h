@@ -336,6 +336,7 @@ int cme_check_rejected(struct cme_ep *cli);
 /* scen_state.c */
 int cme_scen_destroy_states(const struct cme_params *p);
 int cme_scen_bad_input(const struct cme_params *p);
+int cme_scen_accept_removed(const struct cme_params *p);
 
 /* scen_netns.c */
 struct net *cme_netns_of(const struct cme_params *p);

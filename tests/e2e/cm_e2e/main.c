@@ -19,7 +19,8 @@
  * netns_hold (the same in a namespace whose processes go), stress
  * (random cycles cut short, on two CPUs at once), and what the calls
  * that tune a connection do to it: qp_attrs, set_ib_path, notify,
- * connect_locked, iw_cm_id (scen_attrs.c).
+ * connect_locked, iw_cm_id (scen_attrs.c); accept_removed (a request
+ * held while a script removes its device).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -41,7 +42,7 @@
 
 static char *scenario;
 module_param(scenario, charp, 0444);
-MODULE_PARM_DESC(scenario, "comma-separated list, each NAME (every parameter set) or NAME@N (set N): connect, reject, server_disconnect, destroy_states, sequential, concurrent, wildcard, netns, bad_input, serve, dial, hold, stress, netns_hold, qp_attrs, set_ib_path, notify, connect_locked, iw_cm_id");
+MODULE_PARM_DESC(scenario, "comma-separated list, each NAME (every parameter set) or NAME@N (set N): connect, reject, server_disconnect, destroy_states, sequential, concurrent, wildcard, netns, bad_input, serve, dial, hold, stress, netns_hold, qp_attrs, set_ib_path, notify, connect_locked, iw_cm_id, accept_removed");
 
 static char *addr[CME_MAX_SETS];
 static unsigned int nr_addr;
@@ -137,7 +138,7 @@ static const struct kernel_param_ops cme_state_ops = {
 };
 
 module_param_cb(state, &cme_state_ops, NULL, 0444);
-MODULE_PARM_DESC(state, "loading, running, listening (serve is ready for clients), holding (hold holds its ids), done");
+MODULE_PARM_DESC(state, "loading, running, listening (serve is ready for clients), holding (hold holds its ids, accept_removed a request), done");
 
 /**
  * cme_set_state() - say where the batch is, in the state parameter
@@ -212,6 +213,7 @@ static const struct cme_scenario cme_scenarios[] = {
 	{ "notify", cme_scen_notify },
 	{ "connect_locked", cme_scen_connect_locked },
 	{ "iw_cm_id", cme_scen_iw_cm_id },
+	{ "accept_removed", cme_scen_accept_removed },
 };
 
 /**

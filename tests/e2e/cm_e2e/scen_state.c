@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cm_e2e scenarios about the id state machine: destroy_states destroys
- * ids in every state; bad_input makes every call where it is illegal.
+ * ids in every state; bad_input makes every call where it is illegal;
+ * accept_removed accepts a request whose device went away.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,6 +18,7 @@
 
 /* Index of the connections made here, for messages and patterns. */
 #define CME_BAD_INDEX	7
+#define CME_REMOVED_INDEX	19
 
 /* How far a client goes before it is destroyed. */
 enum cme_stage {
@@ -667,6 +669,55 @@ int cme_scen_bad_input(const struct cme_params *p)
 	}
 	ret = cme_bad_passive(cli, srv, p) ?:
 	      cme_listener_expect_none(l, 0);
+out:
+	cme_dump_both(cli, srv);
+	cme_ep_destroy(cli);
+	cme_ep_destroy(srv);
+	cme_listener_destroy(l);
+	return ret;
+}
+
+/**
+ * cme_scen_accept_removed() - scenario "accept_removed"
+ * @p: parameters: addr, on the device the script removes; laddr, a
+ *	wildcard, so that the listening id is not told of the removal
+ *
+ * A request held unanswered when its device goes: the passive id gets
+ * DEVICE_REMOVAL, and rdma_accept() on it then returns -EINVAL, as
+ * in-box, which accepts only in CONNECT; the IB CM's id of the request
+ * is still there and would send a REP.  The state parameter says
+ * "holding" once the request is held; the script then removes the
+ * device, whose unregistration waits for these ids to go.
+ *
+ * Return: 0 if it passed, else a negative errno.
+ */
+int cme_scen_accept_removed(const struct cme_params *p)
+{
+	struct cme_ep *cli = NULL, *srv = NULL;
+	struct rdma_conn_param param;
+	const struct cme_event *e;
+	struct cme_listener *l;
+	int ret;
+
+	l = cme_listener_create(&init_net, cme_sa(&p->laddr), CME_HOLD,
+				"srv");
+	if (IS_ERR(l))
+		return PTR_ERR(l);
+	ret = cme_start_connect(l, cme_sa(&p->addr), CME_REMOVED_INDEX, &cli,
+				&srv);
+	if (ret)
+		goto out;
+	cme_set_state("holding");
+	e = cme_ep_wait(srv, RDMA_CM_EVENT_DEVICE_REMOVAL);
+	if (IS_ERR(e)) {
+		ret = PTR_ERR(e);
+		goto out;
+	}
+	/* No QP: nothing to move, the REP would be the first thing sent. */
+	cme_conn_param(&param, NULL, 0);
+	param.qp_num = 1;
+	ret = cme_expect("rdma_accept after DEVICE_REMOVAL",
+			 cme_accept_unlocked(srv->id, &param), -EINVAL);
 out:
 	cme_dump_both(cli, srv);
 	cme_ep_destroy(cli);
