@@ -1122,8 +1122,11 @@ static void conn_answer(enum dev d, enum fam f, unsigned int req,
 			goto out;
 		wait_ev(c, EV_MS, NULL);
 	} else {
-		if (accept_len(s, rep))
+		/* A failed accept is the client's REJECTED, as in-box. */
+		if (accept_len(s, rep)) {
+			wait_ev(c, EV_MS, NULL);
 			goto out;
+		}
 		wait_ev(c, EV_MS, NULL);
 		wait_ev(s, EV_MS, NULL);
 		call("C", "disconnect", rdma_disconnect(c->id));

@@ -271,10 +271,16 @@ static __u16 fz_port(struct fz_thread *t)
  * Fill @ss with an address: mostly one of the guest's, sometimes a
  * wildcard, a loopback or an unreachable one. Returns its size.
  */
+/*
+ * --diff: never the last address, on the link but answered by no one.
+ * Whether its resolution times out or fails depends on how far ARP or
+ * ND got for it, which depends on how long each CM's run has taken: the
+ * sequences would part on the clock, not on the CMs.
+ */
 static __u16 fz_addr(struct fz_thread *t, struct sockaddr_storage *ss,
 		     bool wildcard_ok)
 {
-	unsigned int n = wildcard_ok ? 5 : 2;
+	unsigned int n = wildcard_ok ? (fz_diff ? 4 : 5) : 2;
 	unsigned int i;
 
 	/* Mostly rxe0's: RoCE connects to itself, siw wants a real QP. */
@@ -526,17 +532,26 @@ static void fz_unbusy(const struct fz_target *tg)
 }
 
 /*
- * Would a REJECT on this id leave the IB CM retrying a MAD of its own?
- * ib_send_cm_rej() from REQ_SENT or REP_SENT does not cancel the REQ or
- * REP still being retried, and the IB CM id stays referenced until the
- * retries run out (about 100 s); destroying it waits that long, with the
- * in-box rdma_cm as with ours. Unless --reject-any, such a REJECT
- * becomes a DISCONNECT, to keep runs short.
+ * Would a REJECT or an ACCEPT on this id leave the IB CM retrying a MAD
+ * of its own? ib_send_cm_rej() from REQ_SENT or REP_SENT does not cancel
+ * the REQ or REP still being retried, and the IB CM id stays referenced
+ * until the retries run out (about 100 s); destroying it waits that
+ * long, with the in-box rdma_cm as with ours. An ACCEPT there sends the
+ * same REJ: the IB CM refuses the REP, and rdma_accept() then rejects
+ * the peer. Unless --reject-any, either becomes a DISCONNECT, to keep
+ * runs short.
  */
-static bool fz_reject_stalls(const struct fz_id *e)
+static bool fz_stalls(const struct fz_id *e)
 {
 	return e->stage == FZ_CONNECTING ||
 	       (e->stage == FZ_CONNECTED && e->passive);
+}
+
+/* A command fz_stalls() may spare, kept off ids the table did not pick. */
+static bool fz_may_stall(unsigned int op)
+{
+	return !fz_reject_any && (op == RDMA_USER_CM_CMD_REJECT ||
+				  op == RDMA_USER_CM_CMD_ACCEPT);
 }
 
 /*
@@ -558,12 +573,11 @@ static unsigned int fz_choose(struct fz_thread *t, struct fz_target *tg)
 		tg->ps = fz_ids[k].ps;
 		if (fz_chance(t, 65))
 			op = fz_next_op(t, fz_ids[k].stage);
-		if (op == RDMA_USER_CM_CMD_REJECT && !fz_reject_any &&
-		    fz_reject_stalls(&fz_ids[k]))
+		if (fz_may_stall(op) && fz_stalls(&fz_ids[k]))
 			op = RDMA_USER_CM_CMD_DISCONNECT;
 		/*
-		 * One of these at a time per id, so that a REJECT does not
-		 * race the CONNECT or ACCEPT that fz_reject_stalls() is about.
+		 * One of these at a time per id, so that a REJECT or ACCEPT
+		 * does not race the CONNECT or ACCEPT fz_stalls() is about.
 		 */
 		if (fz_sets_up(op) && !fz_reject_any) {
 			if (fz_ids[k].busy) {
@@ -585,11 +599,11 @@ static unsigned int fz_choose(struct fz_thread *t, struct fz_target *tg)
 	/*
 	 * rdma_ucm numbers ids from 0 in both files: a small number may name
 	 * an id of the other file or one the table did not pick. Not for a
-	 * REJECT, which must not reach an id fz_reject_stalls() spares.
+	 * REJECT or an ACCEPT, which must not reach an id fz_stalls() spares.
 	 */
 	if (fz_chance(t, 3)) {
 		tg->id = (__u32)fz_rand(t) & 0xff;
-		if (op == RDMA_USER_CM_CMD_REJECT && !fz_reject_any)
+		if (fz_may_stall(op))
 			tg->id |= 0x10000;
 	}
 	if (op == RDMA_USER_CM_CMD_CREATE_ID ||

@@ -129,8 +129,6 @@ static int cma_accept_ud(struct cma_id *cid,
 {
 	if (!conn_param)
 		return cma_sidr_reply(cid, IB_SIDR_SUCCESS, 0, NULL, 0);
-	if (!cid->id.qp)
-		cid->qp_num = conn_param->qp_num;
 	return cma_sidr_reply(cid, IB_SIDR_SUCCESS, conn_param->qkey,
 			      conn_param->private_data,
 			      conn_param->private_data_len);
@@ -145,10 +143,11 @@ static int cma_accept_ud(struct cma_id *cid,
  *	(InfiniBand and RoCE only)
  *
  * The QP, if any, moves to RTR and RTS first. ESTABLISHED follows. If
- * accepting fails, the QP goes to ERR and the peer gets a REJ. A UD id
- * answers the SIDR REQ with its QP number and qkey (@conn_param's qkey
- * must be 0 or the port space's; private data at most 136 bytes), and no
- * event follows on this side.
+ * accepting fails in CONNECT, for any reason (private data too long, a
+ * second accept after the REP went out), the QP goes to ERR and the peer
+ * is rejected, as in-box. A UD id answers the SIDR REQ with its QP number
+ * and qkey (@conn_param's qkey must be 0 or the port space's; private
+ * data at most 136 bytes), and no event follows on this side.
  *
  * Context: process context, with @id's handler mutex held: from @id's
  * handler, or between rdma_lock_handler() and rdma_unlock_handler().
@@ -163,23 +162,26 @@ int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	lockdep_assert_held(&cid->handler_mutex);
 	if (cma_state(cid) != RDMA_CM_CONNECT || !cma_has_conn(cid))
 		return -EINVAL;
-	if (!cma_is_connected_qp(id))
-		return cma_accept_ud(cid, conn_param);
-	if (cid->iw && !conn_param)
-		return -EINVAL;
 
 	if (!id->qp && conn_param) {
 		cid->qp_num = conn_param->qp_num;
 		cid->srq = conn_param->srq;
 	}
 
-	if (cid->iw)
-		ret = cma_iw_accept(cid, conn_param);
+	if (!cma_is_connected_qp(id))
+		ret = cma_accept_ud(cid, conn_param);
+	else if (cid->iw)
+		ret = conn_param ? cma_iw_accept(cid, conn_param) : -EINVAL;
 	else if (conn_param)
 		ret = cma_ib_accept(cid, conn_param);
 	else
 		ret = cma_ib_complete_connect(cid);
-	if (ret && ret != -EINVAL) {
+	/*
+	 * Whatever made the accept fail once the state allowed it (private
+	 * data too long, a REP already sent), the peer is told as in-box
+	 * tells it: a consumer that cannot take the connection rejects it.
+	 */
+	if (ret) {
 		cma_qp_to_err(cid);
 		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
 	}

@@ -550,9 +550,8 @@ static int cme_bad_connect(struct cme_ep *ep)
 			  rdma_resolve_route(ep->id, CME_RESOLVE_MS), -EINVAL);
 }
 
-/* The passive side: illegal calls, then accept (strict) or not. */
-static int cme_bad_passive(struct cme_ep *cli, struct cme_ep *srv,
-			   const struct cme_params *p)
+/* The passive side: illegal calls, then an accept that fails. */
+static int cme_bad_passive(struct cme_ep *cli, struct cme_ep *srv)
 {
 	u8 pdata[CME_REP_PDATA_MAX + 1];
 	struct rdma_conn_param param;
@@ -600,38 +599,30 @@ static int cme_bad_passive(struct cme_ep *cli, struct cme_ep *srv,
 	if (ret)
 		return ret;
 
-	if (!p->strict) {
-		/* The in-box CM rejects the request when rdma_accept fails. */
-		e = cme_ep_wait(cli, RDMA_CM_EVENT_REJECTED);
-		if (IS_ERR(e))
-			return PTR_ERR(e);
-		pr_info("not strict: after the failed rdma_accept the client got REJECTED status %d (%s)\n",
-			e->status, e->rej_msg ?: "(null)");
-		return 0;
+	/*
+	 * As in-box, an accept that fails once the id is in CONNECT rejects
+	 * the request: the client hears REJECTED, a consumer's REJ.
+	 */
+	e = cme_ep_wait(cli, RDMA_CM_EVENT_REJECTED);
+	if (IS_ERR(e))
+		return PTR_ERR(e);
+	if (e->status != IB_CM_REJ_CONSUMER_DEFINED) {
+		pr_err("FAIL: %s: REJECTED status %d after the failed rdma_accept, expected %d\n",
+		       cli->name, e->status, IB_CM_REJ_CONSUMER_DEFINED);
+		return -EPROTO;
 	}
-
-	rdma_lock_handler(srv->id);
-	ret = cme_accept_locked(srv, req, CME_PDATA_LEN);
-	rdma_unlock_handler(srv->id);
-	ret = cme_expect("rdma_accept after all that", ret, 0) ?:
-	      cme_client_established(cli) ?:
-	      cme_server_established(srv, cli) ?:
-	      cme_exchange(cli, srv) ?:
-	      cme_disconnect(cli, srv);
-	if (ret)
-		return ret;
-	cme_conn_param(&param, NULL, 0);
-	return cme_expect("rdma_connect after DISCONNECTED",
-			  rdma_connect(cli->id, &param), -EINVAL);
+	pr_info("ok: the failed rdma_accept rejected the client\n");
+	return 0;
 }
 
 /**
  * cme_scen_bad_input() - scenario "bad_input"
- * @p: parameters: laddr, addr, addr2 (optional: another device), strict
+ * @p: parameters: laddr, addr, addr2 (optional: another device)
  *
  * Every call in a state where it is illegal returns -EINVAL, and the id
  * goes on as if it had not been made: each series ends with the legal
- * call.  Private data longer than the IB CM carries is -EINVAL.
+ * call.  Private data longer than the IB CM carries is -EINVAL; on the
+ * passive side that failed accept rejects the client, as in-box.
  *
  * Return: 0 if it passed, else a negative errno.
  */
@@ -667,7 +658,7 @@ int cme_scen_bad_input(const struct cme_params *p)
 		srv = NULL;
 		goto out;
 	}
-	ret = cme_bad_passive(cli, srv, p) ?:
+	ret = cme_bad_passive(cli, srv) ?:
 	      cme_listener_expect_none(l, 0);
 out:
 	cme_dump_both(cli, srv);
