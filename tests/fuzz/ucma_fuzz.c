@@ -652,19 +652,23 @@ static void fz_op_destroy(int fd, int file, __u32 id)
 
 /*
  * --diff: destroy at once an id whose bind was refused once its address
- * had chosen an interface (the port taken, or no RDMA device there). The
- * in-box rdma_cm keeps that interface in the id and routes the id's next
- * resolution through it, a bug ours does not copy (tests/diff/accepted.txt,
+ * had chosen an interface (the port taken, no RDMA device there, or the
+ * IPoIB port space on an Ethernet device, -EINVAL). The in-box rdma_cm
+ * keeps that interface in the id and routes the id's next resolution
+ * through it, a bug ours does not copy (tests/diff/accepted.txt,
  * resolve/6/after-failed-bind): the two sequences would part there.
  */
-static void fz_diff_drop_refused(int fd, int file, __u32 id, int ret)
+static void fz_diff_drop_refused(int fd, int file, __u32 id, __u16 ps,
+				 int ret)
 {
 	if (fz_diff && (ret == -EADDRINUSE || ret == -EADDRNOTAVAIL ||
-			ret == -ENODEV || ret == -EACCES))
+			ret == -ENODEV || ret == -EACCES ||
+			(ret == -EINVAL && ps == RDMA_PS_IPOIB)))
 		fz_op_destroy(fd, file, id);
 }
 
-static void fz_op_bind(struct fz_thread *t, int fd, int file, __u32 id)
+static void fz_op_bind(struct fz_thread *t, int fd, int file, __u32 id,
+		       __u16 ps)
 {
 	struct rdma_ucm_bind cmd = {};
 	int ret;
@@ -676,18 +680,19 @@ static void fz_op_bind(struct fz_thread *t, int fd, int file, __u32 id)
 	ret = fz_cmd(fd, RDMA_USER_CM_CMD_BIND, &cmd, sizeof(cmd), 0);
 	if (!ret)
 		fz_set_stage(file, id, FZ_BOUND);
-	fz_diff_drop_refused(fd, file, id, ret);
+	fz_diff_drop_refused(fd, file, id, ps, ret);
 }
 
 /* The old command: an IPv4 or IPv6 address in a sockaddr_in6. */
-static void fz_op_bind_ip(struct fz_thread *t, int fd, int file, __u32 id)
+static void fz_op_bind_ip(struct fz_thread *t, int fd, int file, __u32 id,
+			  __u16 ps)
 {
 	struct sockaddr_storage ss;
 	struct rdma_ucm_bind_ip cmd = {};
 
 	cmd.id = id;
 	memcpy(&cmd.addr, &ss, fz_addr(t, &ss, true));
-	fz_diff_drop_refused(fd, file, id,
+	fz_diff_drop_refused(fd, file, id, ps,
 			     fz_cmd(fd, RDMA_USER_CM_CMD_BIND_IP, &cmd,
 				    sizeof(cmd), 0));
 }
@@ -698,7 +703,7 @@ static __u32 fz_timeout(struct fz_thread *t)
 }
 
 static void fz_op_resolve_addr(struct fz_thread *t, int fd, int file,
-			       __u32 id)
+			       __u32 id, __u16 ps)
 {
 	struct rdma_ucm_resolve_addr cmd = {};
 	int ret;
@@ -715,7 +720,7 @@ static void fz_op_resolve_addr(struct fz_thread *t, int fd, int file,
 	if (!ret)
 		fz_set_stage(file, id, FZ_RESOLVING);
 	/* An IDLE id is bound first, to the source given or a wildcard. */
-	fz_diff_drop_refused(fd, file, id, ret);
+	fz_diff_drop_refused(fd, file, id, ps, ret);
 }
 
 static void fz_op_resolve_ip(struct fz_thread *t, int fd, __u32 id)
@@ -1216,7 +1221,7 @@ static void fz_dispatch(struct fz_thread *t, unsigned int op,
 		fz_op_destroy(fd, file, tg->id);
 		break;
 	case RDMA_USER_CM_CMD_BIND_IP:
-		fz_op_bind_ip(t, fd, file, tg->id);
+		fz_op_bind_ip(t, fd, file, tg->id, tg->ps);
 		break;
 	case RDMA_USER_CM_CMD_RESOLVE_IP:
 		fz_op_resolve_ip(t, fd, tg->id);
@@ -1267,10 +1272,10 @@ static void fz_dispatch(struct fz_thread *t, unsigned int op,
 		fz_op_migrate(file, tg->id);
 		break;
 	case RDMA_USER_CM_CMD_BIND:
-		fz_op_bind(t, fd, file, tg->id);
+		fz_op_bind(t, fd, file, tg->id, tg->ps);
 		break;
 	case RDMA_USER_CM_CMD_RESOLVE_ADDR:
-		fz_op_resolve_addr(t, fd, file, tg->id);
+		fz_op_resolve_addr(t, fd, file, tg->id, tg->ps);
 		break;
 	}
 }
