@@ -30,22 +30,15 @@ static struct workqueue_struct *cma_release_wq;
 static struct kmem_cache *cma_id_cache;
 static void cma_release_work(struct work_struct *work);
 
-static bool cma_qp_type_fits(enum rdma_ucm_port_space ps,
-			     enum ib_qp_type qp_type)
+/*
+ * Any QP type goes, as in-box: the type is checked where it is used (the
+ * QP's creation, the IB CM's REQ). The port space must be one of the four
+ * the CM keeps ports for.
+ */
+static bool cma_ps_known(enum rdma_ucm_port_space ps)
 {
-	switch (ps) {
-	case RDMA_PS_UDP:
-	case RDMA_PS_IPOIB:
-		return qp_type == IB_QPT_UD;
-	case RDMA_PS_TCP:
-		return qp_type == IB_QPT_RC || qp_type == IB_QPT_UC ||
-		       qp_type == IB_QPT_XRC_INI || qp_type == IB_QPT_XRC_TGT;
-	case RDMA_PS_IB:
-		return qp_type == IB_QPT_RC || qp_type == IB_QPT_UC ||
-		       qp_type == IB_QPT_UD || qp_type == IB_QPT_XRC_INI ||
-		       qp_type == IB_QPT_XRC_TGT;
-	}
-	return false;
+	return ps == RDMA_PS_TCP || ps == RDMA_PS_UDP ||
+	       ps == RDMA_PS_IPOIB || ps == RDMA_PS_IB;
 }
 
 /**
@@ -54,7 +47,7 @@ static bool cma_qp_type_fits(enum rdma_ucm_port_space ps,
  * @handler: the consumer's event handler
  * @context: the consumer's context
  * @ps: port space
- * @qp_type: QP type, which must fit @ps
+ * @qp_type: QP type
  * @state: the state it is born in: IDLE, or CONNECT for the passive side
  *	of a connection
  * @owner: the module or task that owns it, for listings and traces
@@ -71,7 +64,7 @@ struct cma_id *cma_id_alloc(struct net *net, rdma_cm_event_handler handler,
 	struct cma_id *cid;
 	int ret;
 
-	if (!net || !handler || !cma_qp_type_fits(ps, qp_type))
+	if (!net || !handler || !cma_ps_known(ps))
 		return ERR_PTR(-EINVAL);
 
 	cid = CMA_ALLOC(kmem_cache_zalloc(cma_id_cache, GFP_KERNEL));
@@ -120,13 +113,13 @@ struct cma_id *cma_id_alloc(struct net *net, rdma_cm_event_handler handler,
  *	the CM destroy the id
  * @context: stored in the id's context field for the consumer
  * @ps: port space: RDMA_PS_TCP, RDMA_PS_UDP, RDMA_PS_IPOIB or RDMA_PS_IB
- * @qp_type: type of the QP that will go with the id; it must fit @ps
+ * @qp_type: type of the QP that will go with the id
  * @caller: name of the calling module, for listings (rdma_create_id()
  *	passes KBUILD_MODNAME)
  *
  * Context: process context; may sleep.
  * Return: the new id in state IDLE, ERR_PTR(-EINVAL) for a missing @net or
- * @event_handler or a @ps and @qp_type that do not fit, ERR_PTR(-ENOMEM)
+ * @event_handler or an unknown @ps, ERR_PTR(-ENOMEM)
  * when out of memory.
  */
 struct rdma_cm_id *__rdma_create_kernel_id(struct net *net,

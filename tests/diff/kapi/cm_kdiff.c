@@ -1463,6 +1463,39 @@ static void fam_msg(void)
 	}
 }
 
+/*
+ * Port spaces with QP types that do not go together: the in-box CM takes
+ * any QP type at create, and the id fails, or not, where the type is used.
+ */
+static void fam_create(void)
+{
+	static const struct {
+		const char *name;
+		enum rdma_ucm_port_space ps;
+		enum ib_qp_type qpt;
+	} cases[] = {
+		{ "tcp-ud", RDMA_PS_TCP, IB_QPT_UD },
+		{ "udp-rc", RDMA_PS_UDP, IB_QPT_RC },
+		{ "ipoib-rc", RDMA_PS_IPOIB, IB_QPT_RC },
+		{ "ib-gsi", RDMA_PS_IB, IB_QPT_GSI },
+		{ "ib-raw", RDMA_PS_IB, IB_QPT_RAW_PACKET },
+		{ "ib-uc", RDMA_PS_IB, IB_QPT_UC },
+		{ "unknown-ps", 0x0999, IB_QPT_RC },
+	};
+	unsigned int i;
+	struct kep *c;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (!scen("kapi/create/%s", cases[i].name))
+			continue;
+		c = kep_new("C", cases[i].ps, cases[i].qpt);
+		if (c && reach(c, dev_addr[RXE][V4], port0 + 1) &&
+		    !connect_len(c, 8))
+			wait_ev(c, EV_MS, NULL);
+		done();
+	}
+}
+
 /* ---- the module ---------------------------------------------------- */
 
 static int __init cm_kdiff_init(void)
@@ -1490,6 +1523,7 @@ static int __init cm_kdiff_init(void)
 		goto put;
 
 	fam_msg();
+	fam_create();
 	fam_matrix();
 	fam_conn();
 	fam_conn_matrix();
