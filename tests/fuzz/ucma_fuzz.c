@@ -510,6 +510,7 @@ struct fz_target {
 	int file;	/* index in fz_files */
 	__u32 id;	/* the id, or a made-up one */
 	__u16 ps;
+	enum fz_stage stage;	/* the entry's when chosen */
 	int busy;	/* the entry marked busy, or -1 */
 	unsigned long gen;	/* its generation */
 };
@@ -571,6 +572,7 @@ static unsigned int fz_choose(struct fz_thread *t, struct fz_target *tg)
 		tg->file = fz_ids[k].file;
 		tg->id = fz_ids[k].id;
 		tg->ps = fz_ids[k].ps;
+		tg->stage = fz_ids[k].stage;
 		if (fz_chance(t, 65))
 			op = fz_next_op(t, fz_ids[k].stage);
 		if (fz_may_stall(op) && fz_stalls(&fz_ids[k]))
@@ -592,6 +594,7 @@ static unsigned int fz_choose(struct fz_thread *t, struct fz_target *tg)
 		tg->file = (int)fz_below(t, FZ_NFILES);
 		tg->id = fz_below(t, 64);
 		tg->ps = RDMA_PS_TCP;
+		tg->stage = FZ_NEW;
 		if (op != FZ_OP_CLOSE)
 			op = RDMA_USER_CM_CMD_CREATE_ID;
 	}
@@ -1143,6 +1146,17 @@ static bool fz_diff_async(unsigned int op)
 	}
 }
 
+/*
+ * An ACCEPT refused after the state check rejects the peer all the same
+ * (as in-box): on an id that heard a CONNECT_REQUEST or a CONNECT_RESPONSE
+ * a failed ACCEPT can set off the peer's REJECTED.
+ */
+static bool fz_diff_rejects_peer(unsigned int op, const struct fz_target *tg)
+{
+	return op == RDMA_USER_CM_CMD_ACCEPT &&
+	       (tg->stage == FZ_REQUEST || tg->stage == FZ_CONNECTED);
+}
+
 /* Wait a little for an event on @file and take it, without blocking. */
 static void fz_op_get_event(struct fz_thread *t, int fd, int file)
 {
@@ -1313,8 +1327,11 @@ static void fz_diff_step(struct fz_thread *t, unsigned int op,
 	} else if (op != RDMA_USER_CM_CMD_GET_EVENT) {
 		fz_dispatch(t, op, tg);
 	}
-	fz_diff_settle(fz_ok[op] != ok && fz_diff_async(op) ?
-		       FZ_FIRST_MS : 0);
+	if (fz_ok[op] != ok ? fz_diff_async(op) :
+			      fz_diff_rejects_peer(op, tg))
+		fz_diff_settle(FZ_FIRST_MS);
+	else
+		fz_diff_settle(0);
 	fz_step++;
 }
 
