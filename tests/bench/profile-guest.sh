@@ -7,9 +7,12 @@
 # the in-box one; the traces go to $CM_OUT/trace-ours.txt and
 # $CM_OUT/trace-inbox.txt, the reports to $CM_OUT/profile-*.txt.
 # On the stock kernel (CM_STOCK=1), which has the function_graph tracer,
-# a second storm per CM times the CM's entry points and what each calls
-# (graph_functions below), into $CM_OUT/graph-ours.txt and
-# graph-inbox.txt for tests/bench/graph-summary.
+# two more storms per CM time the CM's entry points (graph_functions
+# below): alone, into $CM_OUT/entry-ours.txt and entry-inbox.txt, and
+# with what each calls, into graph-ours.txt and graph-inbox.txt, for
+# tests/bench/graph-summary. The tracer's own cost is paid on every
+# function it records, so an entry point's figure is fair between the
+# CMs only alone: at depth 2 the CM that calls more functions pays more.
 # Run by scripts/bench [--stock] --profile N.
 . "$CM_TOP/tests/e2e/lib/common.sh"
 
@@ -24,7 +27,8 @@ graph_functions="rdma_create_id rdma_resolve_addr rdma_resolve_route
 rdma_create_qp rdma_connect rdma_accept rdma_disconnect rdma_destroy_id
 cma_ib_req_handler cma_ib_handler"
 
-# graph_storm CM: one more storm, its entry points timed to depth 2.
+# graph_storm CM DEPTH FILE: one more storm, its entry points timed to
+# DEPTH, the trace into $CM_OUT/FILE.
 graph_storm() {
 	echo 0 > "$tr/tracing_on"
 	echo > "$tr/trace"
@@ -35,13 +39,13 @@ graph_storm() {
 		echo "$f" >> "$tr/set_graph_function" 2> /dev/null ||
 			echo "$1: $f is not traceable" >&2
 	done
-	echo 2 > "$tr/max_graph_depth"
+	echo "$2" > "$tr/max_graph_depth"
 	echo 1 > "$tr/options/funcgraph-tail"
 	echo function_graph > "$tr/current_tracer"
 	echo 1 > "$tr/tracing_on"
 	echo "storm $n" > "$run"
 	echo 0 > "$tr/tracing_on"
-	cat "$tr/trace" > "$CM_OUT/graph-$1.txt"
+	cat "$tr/trace" > "$CM_OUT/$3"
 	echo nop > "$tr/current_tracer"
 	echo > "$tr/set_graph_function"
 	echo > "$tr/trace"
@@ -54,7 +58,8 @@ for cm in ours inbox; do
 	if [ "$cm" = ours ]; then insmod "$CM_KO"; else modprobe rdma_cm; fi
 	insmod tests/bench/cm_bench.ko "addr=$CM_RXE_ADDR4"
 	if [ "$CM_STOCK" = 1 ]; then
-		graph_storm "$cm"
+		graph_storm "$cm" 1 "entry-$cm.txt"
+		graph_storm "$cm" 2 "graph-$cm.txt"
 	fi
 	echo 0 > "$tr/tracing_on"
 	echo > "$tr/trace"
