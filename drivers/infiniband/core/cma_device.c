@@ -525,34 +525,45 @@ static struct cma_device *cma_loopback_port(struct cma_id *cid, u32 *port)
  * cma_acquire_loopback_dev - bind an id to a device for a loopback peer
  * @cid: the id, resolving a loopback or wildcard destination
  *
- * Any device reaches itself: take the first port that is up, and its
- * first GID as both ends' GID.
+ * Any device reaches itself: take the first port that is up, its first
+ * GID as both ends' GID and its first P_Key. As in-box, a port without
+ * a P_Key table (iWARP's) cannot be the loopback port: -EINVAL, even
+ * when a port further down the list could be.
  *
  * Context: process context; takes cma_lock.
- * Return: 0, or -ENODEV when there is no device or GID.
+ * Return: 0, -ENODEV when there is no device or GID, -EINVAL when the
+ * port has no P_Key.
  */
 int cma_acquire_loopback_dev(struct cma_id *cid)
 {
 	struct rdma_dev_addr *dev_addr = &cid->id.route.addr.dev_addr;
 	const struct ib_gid_attr *attr;
 	struct cma_device *cma_dev;
+	union ib_gid gid;
 	int ret = -ENODEV;
+	u16 pkey;
 	u32 port;
 
 	mutex_lock(&cma_lock);
 	cma_dev = cma_loopback_port(cid, &port);
-	attr = cma_dev ? rdma_get_gid_attr(cma_dev->device, port, 0) :
-			 ERR_PTR(-ENODEV);
-	if (!IS_ERR(attr)) {
-		union ib_gid gid = attr->gid;
-
-		dev_addr->dev_type = rdma_protocol_ib(cma_dev->device, port) ?
-				     ARPHRD_INFINIBAND : ARPHRD_ETHER;
-		rdma_addr_set_sgid(dev_addr, &gid);
-		rdma_addr_set_dgid(dev_addr, &gid);
-		cma_attach(cid, cma_dev, port, attr);
-		ret = 0;
+	if (!cma_dev)
+		goto out;
+	attr = rdma_get_gid_attr(cma_dev->device, port, 0);
+	if (IS_ERR(attr))
+		goto out;
+	ret = ib_get_cached_pkey(cma_dev->device, port, 0, &pkey);
+	if (ret) {
+		rdma_put_gid_attr(attr);
+		goto out;
 	}
+	gid = attr->gid;
+	dev_addr->dev_type = rdma_protocol_ib(cma_dev->device, port) ?
+			     ARPHRD_INFINIBAND : ARPHRD_ETHER;
+	rdma_addr_set_sgid(dev_addr, &gid);
+	rdma_addr_set_dgid(dev_addr, &gid);
+	ib_addr_set_pkey(dev_addr, pkey);
+	cma_attach(cid, cma_dev, port, attr);
+out:
 	mutex_unlock(&cma_lock);
 	return ret;
 }
