@@ -106,7 +106,13 @@ struct xrdma_opts {
  *	before it hands a message to @recv; or the teardown of the
  *	connection for WRITEs the device completed without a word:
  *	XRDMA_RDMA_MORE) and must not sleep for long; it may start the
- *	next operation with xrdma_rdma_nowait().
+ *	next operation with xrdma_rdma_nowait().  It is a completion
+ *	handler, and the completions a wait there would wait for are
+ *	handled only after it returns, so nothing it calls waits for them:
+ *	xrdma_send(), xrdma_send_buf_get() and xrdma_rdma() go ahead only
+ *	with what is at hand, a message above the inline size and
+ *	xrdma_mr_register() not at all, each returning -EDEADLK instead,
+ *	and xrdma_mr_release() destroys the MR rather than invalidate it.
  * @closed: optional; the transport is being destroyed: no callback runs
  *	any more and no connection is left.  The last chance to give
  *	back memory registrations with xrdma_mr_release().  Runs in

@@ -362,18 +362,25 @@ static bool xrdma_send_tried(struct xrdma_xprt *xprt,
  * @out: what the Send carries; the payload is copied
  *
  * Waits for a credit, a request buffer and a send context for at most
- * the transport's timeout.  A DONE the peer is owed rides along.
+ * the transport's timeout, but not from xrdma_ops.rdma_done, where the
+ * completion that frees one would wait for the caller
+ * (xrdma_wait_refused()).  A DONE the peer is owed rides along.
  *
  * Context: process context, may sleep; takes the send lock.
  * Return: 0 when posted; -ENOTCONN; -EMSGSIZE for an inline payload
  * larger than the peer takes; -ETIMEDOUT; -ERESTARTSYS on a signal;
- * or the error of ib_post_send(), which forces a disconnect.
+ * -EDEADLK from xrdma_ops.rdma_done when it would have to wait; or the
+ * error of ib_post_send(), which forces a disconnect.
  */
 int xrdma_send_wait(struct xrdma_xprt *xprt, struct xrdma_out *out)
 {
 	long left = msecs_to_jiffies(xprt->opts.timeout_ms) + 1;
 	int rc = -EAGAIN;
 
+	if (xrdma_wait_refused(xprt)) {
+		rc = xrdma_try_send_locked(xprt, out);
+		return rc == -EAGAIN ? -EDEADLK : rc;
+	}
 	left = wait_event_interruptible_timeout(xprt->send_wait,
 						xrdma_send_tried(xprt, out,
 								 &rc),
@@ -429,6 +436,10 @@ static int xrdma_send_msg(struct xrdma_xprt *xprt, const void *data,
 		if (rc != -EMSGSIZE)
 			return rc;
 	}
+	/* A push and a chunk each wait for a WR of their own. */
+	rc = xrdma_wait_refused(xprt);
+	if (rc)
+		return rc;
 	rc = xrdma_push_send(xprt, data, len, &out);
 	if (rc != -ENOENT)
 		return rc;
@@ -451,10 +462,15 @@ static int xrdma_send_msg(struct xrdma_xprt *xprt, const void *data,
  * slot and its registration) for at most the transport's timeout
  * each.
  *
+ * From xrdma_ops.rdma_done, which must not wait for the send CQ, only
+ * a message within the inline size goes, and only if a credit and a
+ * send context are at hand.
+ *
  * Context: process context, may sleep (also from xrdma_ops.recv).
  * Return: 0 when posted; -ENOTCONN without a connection; -EMSGSIZE
  * above XRDMA_MAX_SEND; -ETIMEDOUT when no credit or slot came;
- * -ERESTARTSYS on a signal; -ENOMEM; the error of the registration;
+ * -ERESTARTSYS on a signal; -EDEADLK from xrdma_ops.rdma_done when it
+ * would have to wait; -ENOMEM; the error of the registration;
  * -ENOTCONN also when the connection went before a push's WRITE was
  * done, -EIO when the WRITE failed otherwise; or the error of
  * ib_post_send(), which forces a disconnect.
@@ -494,6 +510,13 @@ static bool xrdma_send_buf_lent(struct xrdma_xprt *xprt,
 	return xrdma_send_cq_ready_or_arm(xprt, *bufp);
 }
 
+/* Hand @buf to the user: where the message is to be written in it. */
+static void *xrdma_send_buf_at(struct xrdma_buf *buf, struct xrdma_buf **bufp)
+{
+	*bufp = buf;
+	return (u8 *)buf->data + XRDMA_HDR_MAX;
+}
+
 /**
  * xrdma_send_buf_get() - a request buffer to write a message in
  * @xprt: the transport
@@ -504,14 +527,16 @@ static bool xrdma_send_buf_lent(struct xrdma_xprt *xprt,
  * The zero-copy way to send a message that goes inline: the caller
  * writes it where the Send will carry it from, behind room for the
  * header, instead of xrdma_send() copying it there.  Waits for a free
- * request buffer for at most the transport's timeout.  The buffer is
+ * request buffer for at most the transport's timeout, but not from
+ * xrdma_ops.rdma_done (xrdma_wait_refused()).  The buffer is
  * the caller's until it is posted or put back, also across a lost
  * connection; it must go back before xrdma_xprt_destroy().
  *
  * Context: process context, may sleep (also from xrdma_ops.recv).
  * Return: where to write the message (@len bytes, 8-byte aligned);
  * ERR_PTR(-EMSGSIZE) above the inline size of the connection (of the
- * options without one), ERR_PTR(-ETIMEDOUT), ERR_PTR(-ERESTARTSYS).
+ * options without one), ERR_PTR(-ETIMEDOUT), ERR_PTR(-ERESTARTSYS),
+ * ERR_PTR(-EDEADLK) from xrdma_ops.rdma_done when none is free.
  */
 void *xrdma_send_buf_get(struct xrdma_xprt *xprt, u32 len,
 			 struct xrdma_buf **bufp)
@@ -521,6 +546,10 @@ void *xrdma_send_buf_get(struct xrdma_xprt *xprt, u32 len,
 
 	if (xrdma_send_chunked(len, xrdma_send_limit(xprt)))
 		return ERR_PTR(-EMSGSIZE);
+	if (xrdma_wait_refused(xprt)) {
+		buf = xrdma_pool_lend(&xprt->reqs);
+		return buf ? xrdma_send_buf_at(buf, bufp) : ERR_PTR(-EDEADLK);
+	}
 	left = wait_event_interruptible_timeout(xprt->send_wait,
 						xrdma_send_buf_lent(xprt, &buf),
 						left);
@@ -528,8 +557,7 @@ void *xrdma_send_buf_get(struct xrdma_xprt *xprt, u32 len,
 		return ERR_PTR(left);
 	if (!buf)
 		return ERR_PTR(-ETIMEDOUT);
-	*bufp = buf;
-	return (u8 *)buf->data + XRDMA_HDR_MAX;
+	return xrdma_send_buf_at(buf, bufp);
 }
 EXPORT_SYMBOL_GPL(xrdma_send_buf_get);
 
@@ -560,8 +588,9 @@ EXPORT_SYMBOL_GPL(xrdma_send_buf_put);
  * Context: process context, may sleep (also from xrdma_ops.recv).
  * Return: 0 when posted; -ENOTCONN without a connection; -EMSGSIZE
  * above the connection's inline size; -ETIMEDOUT when no credit or slot
- * came; -ERESTARTSYS on a signal; or the error of ib_post_send(), which
- * forces a disconnect.
+ * came; -ERESTARTSYS on a signal; -EDEADLK from xrdma_ops.rdma_done when
+ * it would have to wait; or the error of ib_post_send(), which forces a
+ * disconnect.
  */
 int xrdma_send_buf_post(struct xrdma_xprt *xprt, struct xrdma_buf *buf,
 			u32 len)

@@ -18,6 +18,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/scatterlist.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -682,6 +683,8 @@ struct xrdma_ep {
  *	@send_lock)
  * @rdma_busy: RDMA operations posted whose outcome the user was not
  *	told yet (under @send_lock)
+ * @rdma_done_task: the thread running xrdma_ops.rdma_done, while it
+ *	runs (xrdma_wait_refused())
  * @chunks: our chunked messages in flight (under @send_lock)
  * @pull: the READ of the peer's chunk being pulled
  * @done_pending: the peer's chunk @done_rkey was pulled and the peer
@@ -731,6 +734,7 @@ struct xrdma_xprt {
 	struct list_head rctx_writes;
 	unsigned int rdma_unsignalled;
 	unsigned int rdma_busy;
+	struct task_struct *rdma_done_task;
 	struct xrdma_chunk chunks[XRDMA_MAX_CHUNKS];
 	struct xrdma_pull pull;
 	bool done_pending;
@@ -760,6 +764,25 @@ static inline void xrdma_wake_senders(struct xrdma_xprt *xprt)
 {
 	if (wq_has_sleeper(&xprt->send_wait))
 		wake_up(&xprt->send_wait);
+}
+
+/**
+ * xrdma_wait_refused() - may the caller wait for a send completion?
+ * @xprt: the transport
+ *
+ * Not from xrdma_ops.rdma_done.  It runs as a handler of the send CQ,
+ * under the poll that every later completion of that CQ waits behind
+ * (the work item's, or the receive work item's reap), or in the
+ * teardown after the last poll: what a wait there waits for never
+ * comes.  As in xprtrdma, a completion handler does not wait; a call
+ * that would returns -EDEADLK instead.
+ *
+ * Context: any.
+ * Return: -EDEADLK from xrdma_ops.rdma_done of @xprt, else 0.
+ */
+static inline int xrdma_wait_refused(const struct xrdma_xprt *xprt)
+{
+	return READ_ONCE(xprt->rdma_done_task) == current ? -EDEADLK : 0;
 }
 
 /**
