@@ -864,6 +864,9 @@ void xrdma_step_done(struct xrdma_xprt *xprt, enum xrdma_step step,
 void xrdma_reconnect_worker(struct work_struct *work);
 
 /* disconnect.c */
+#if IS_ENABLED(CONFIG_KUNIT)
+void xrdma_ep_drain(struct xrdma_xprt *xprt, struct xrdma_ep *ep);
+#endif
 void xrdma_ep_teardown(struct xrdma_xprt *xprt);
 void xrdma_disconnect_worker(struct work_struct *work);
 
