@@ -160,6 +160,9 @@ void xrdma_disconnect_worker(struct work_struct *work)
  * xrdma_disconnect() - end the connection and stop reconnecting
  * @xprt: the transport
  *
+ * A disconnect the connection forced and that has not run yet is
+ * cancelled: it was for this connection, and would tear down the next.
+ *
  * Context: process context, may sleep; not from @xprt's callbacks.
  */
 void xrdma_disconnect(struct xrdma_xprt *xprt)
@@ -171,5 +174,9 @@ void xrdma_disconnect(struct xrdma_xprt *xprt)
 	mutex_lock(&xprt->mutex);
 	xrdma_ep_teardown(xprt);
 	mutex_unlock(&xprt->mutex);
+	/* The connection let go of the transport in its teardown, so
+	 * nothing queues the work again.
+	 */
+	cancel_work_sync(&xprt->disconnect_work);
 }
 EXPORT_SYMBOL_GPL(xrdma_disconnect);
