@@ -42,9 +42,11 @@ unsigned int xrdma_sq_depth(unsigned int depth)
  * @xprt: the transport
  * @epp: set to its connection on success
  *
- * Context: @xprt's send lock held.
- * Return: 0; -EAGAIN on the passive side, which may hear from the peer
- * before its ESTABLISHED (that wakes the send waiters); else -ENOTCONN.
+ * Context: @xprt's send lock held, under which an active connection is
+ * published with its negotiated sizes (xrdma_ep_publish()).
+ * Return: 0; -EAGAIN while the connection is coming up (the passive
+ * side may hear from the peer before its ESTABLISHED; ESTABLISHED or
+ * the publication wakes the send waiters); else -ENOTCONN.
  */
 int xrdma_ep_live(struct xrdma_xprt *xprt, struct xrdma_ep **epp)
 {
@@ -55,13 +57,14 @@ int xrdma_ep_live(struct xrdma_xprt *xprt, struct xrdma_ep **epp)
 	if (!ep || ep->draining || !ep->id->qp)
 		return -ENOTCONN;
 	status = READ_ONCE(ep->status);
-	if (!status)
+	if (!status || status == XRDMA_ESTABLISHED)
 		return -EAGAIN;
 	if (status != XRDMA_CONNECTED)
 		return -ENOTCONN;
 	*epp = ep;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(xrdma_ep_live);
 
 static int xrdma_post_wr_try(struct xrdma_xprt *xprt,
 			     const struct ib_send_wr *wr,

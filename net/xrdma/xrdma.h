@@ -540,6 +540,11 @@ struct xrdma_cm_ctx {
 
 /* The connection status, as xprtrdma keeps it: 0 while connecting. */
 #define XRDMA_CONNECTED	1
+/* An active connection the CM reported established, not live yet: its
+ * connecting thread adopts the peer's sizes and flags and publishes it
+ * as XRDMA_CONNECTED, under the send lock (xrdma_ep_publish()).
+ */
+#define XRDMA_ESTABLISHED	2
 
 /* What an arm of a CQ found (cq.c). */
 enum xrdma_cq_armed {
@@ -589,7 +594,10 @@ struct xrdma_cq {
  * @id: the CM id; destroyed by whoever drops @ref to zero (see above)
  * @xprt: the transport; NULL once the owner let go (under @lock)
  * @lock: protects @xprt
- * @status: 0 connecting, XRDMA_CONNECTED, or a negative errno
+ * @status: 0 connecting, XRDMA_ESTABLISHED (active side, until its
+ *	connecting thread publishes it), XRDMA_CONNECTED, or a negative
+ *	errno; becomes XRDMA_CONNECTED under the transport's send lock
+ *	(active side) or before anyone can send (passive side)
  * @async_rc: result of the last address or route resolution
  * @done: completed by ADDR/ROUTE_RESOLVED and their errors
  * @wait: woken when @status changes
@@ -610,6 +618,9 @@ struct xrdma_cq {
  * @imm_hdr: both ends carry a plain message's header as immediate data
  * @land: the peer takes messages pushed into its landing buffers, so we
  *	advertise ours
+ * @peer_recv: the largest message the peer receives, as its private
+ *	data said
+ * @peer_flags: the XRDMA_CM_F_* flags its private data carried
  * @signal_from: a Send or an RDMA WRITE of this many bytes or more is
  *	always signalled
  *	(a page on siw, U32_MAX elsewhere)
@@ -638,6 +649,8 @@ struct xrdma_ep {
 	bool remote_inv;
 	bool imm_hdr;
 	bool land;
+	u32 peer_recv;
+	u8 peer_flags;
 	u32 signal_from;
 };
 
@@ -843,6 +856,7 @@ void xrdma_ep_free(struct xrdma_ep *ep);
 void xrdma_ep_force_disconnect(struct xrdma_ep *ep);
 void xrdma_ep_post_failed(struct xrdma_ep *ep, int rc);
 int xrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+int xrdma_ep_publish(struct xrdma_xprt *xprt, struct xrdma_ep *ep);
 void xrdma_ep_update_private(struct xrdma_ep *ep,
 			     const struct rdma_conn_param *param);
 void xrdma_ep_fill_private(struct xrdma_ep *ep, struct xrdma_cm_private *pd);
