@@ -42,6 +42,12 @@ static void xrdma_wc_send(struct ib_cq *cq, struct ib_wc *wc)
 
 	/* Only wr_cqe and status are valid in a failed completion. */
 	xrdma_ring_retire(&xprt->ring, slot, xrdma_sendctx_retire_one, xprt);
+	/* Racy on purpose: the flush looks again under the send lock. */
+	if (unlikely(data_race(xprt->done_due))) {
+		spin_lock(&xprt->send_lock);
+		xrdma_send_dones(xprt);
+		spin_unlock(&xprt->send_lock);
+	}
 	xrdma_wake_senders(xprt);
 	xrdma_flush_disconnect(xprt, wc);
 }
@@ -70,6 +76,7 @@ int xrdma_sendctx_create(struct xrdma_xprt *xprt)
 		xprt->sc_cqe[i].done = xrdma_wc_send;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(xrdma_sendctx_create);
 
 /**
  * xrdma_sendctx_destroy() - free the send contexts
@@ -84,6 +91,7 @@ void xrdma_sendctx_destroy(struct xrdma_xprt *xprt)
 	xprt->sc_cqe = NULL;
 	xprt->sc_buf = NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(xrdma_sendctx_destroy);
 
 /**
  * xrdma_sendctx_reset() - forget the Sends of a connection that is gone
@@ -148,9 +156,9 @@ static bool xrdma_send_fill(struct xrdma_xprt *xprt,
 	msg->flags |= out->flags;
 	msg->len = out->len;
 	msg->chunk = out->chunk;
-	if (xprt->done_pending) {
+	if (xprt->ndone) {
 		msg->flags |= XRDMA_HDR_DONE;
-		msg->done = xprt->done_rkey;
+		msg->done = xprt->dones[0];
 	}
 	if (ep->land)
 		xrdma_land_offer(xprt, msg);
@@ -233,8 +241,13 @@ static void xrdma_send_posted(struct xrdma_xprt *xprt,
 			      const struct xrdma_msg *msg, bool inv, bool imm)
 {
 	lockdep_assert_held(&xprt->send_lock);
-	if (msg->flags & XRDMA_HDR_DONE)
-		xprt->done_pending = false;
+	if (msg->flags & XRDMA_HDR_DONE) {
+		xprt->ndone--;
+		memmove(xprt->dones, xprt->dones + 1,
+			xprt->ndone * sizeof(xprt->dones[0]));
+		if (xprt->done_due)
+			xprt->done_due--;
+	}
 	if (msg->flags & XRDMA_HDR_LAND)
 		xrdma_land_offered(xprt, msg->land.rkey);
 	if (out->push) {
@@ -689,35 +702,84 @@ void xrdma_send_credit_update(struct xrdma_xprt *xprt)
 	xrdma_try_send_locked(xprt, &out);
 }
 
-/* A DONE still owed goes alone; nothing if a Send carried it already. */
-static bool xrdma_done_tried(struct xrdma_xprt *xprt, int *rc)
+/**
+ * xrdma_done_owe() - note a chunk of the peer's that we pulled
+ * @xprt: the transport
+ * @rkey: the chunk's key, for the DONE that tells the peer
+ *
+ * The next Send of ours carries the DONE, or xrdma_send_done() sends it
+ * alone after the receive callback.
+ *
+ * Context: the receive CQ's work item; takes the send lock.
+ * Return: 0, or -EPROTO when the peer had more chunks out than it may.
+ */
+int xrdma_done_owe(struct xrdma_xprt *xprt, u32 rkey)
 {
-	struct xrdma_out out = {};
+	int rc = -EPROTO;
 
 	spin_lock(&xprt->send_lock);
-	*rc = xprt->done_pending ? xrdma_try_send(xprt, &out) : 0;
+	if (xprt->ndone < ARRAY_SIZE(xprt->dones)) {
+		xprt->dones[xprt->ndone++] = rkey;
+		rc = 0;
+	}
 	spin_unlock(&xprt->send_lock);
-	return xrdma_send_cq_ready_or_arm(xprt, *rc != -EAGAIN);
+	return rc;
 }
+EXPORT_SYMBOL_IF_KUNIT(xrdma_done_owe);
 
 /**
- * xrdma_send_done() - tell the peer we pulled its chunk
+ * xrdma_send_dones() - send the DONEs owed alone, while it can
  * @xprt: the transport
  *
- * After the receive callback that saw a chunked message: if no Send of
- * the callback carried the DONE, one goes now, with SEND_WITH_INV of
- * the chunk's key where the devices allow it.  Waits for a credit for
- * at most the transport's timeout.
+ * One Send each, never waiting.  Called when what they lacked may have
+ * come: a credit (a message taken in), a slot or a buffer (a Send's
+ * completion).
  *
- * Context: the receive CQ's work item; may sleep.
- * Return: 0 when the peer is told (or about to be), else the error of
- * the Send.
+ * Context: @xprt's send lock held; does not sleep.
+ * Return: 0 when none is left; -EAGAIN when a credit, a slot or a
+ * buffer is missing; else the error of the Send.
+ */
+int xrdma_send_dones(struct xrdma_xprt *xprt)
+{
+	struct xrdma_out out = {};
+	int rc = 0;
+
+	lockdep_assert_held(&xprt->send_lock);
+	while (xprt->done_due && !rc)
+		rc = xrdma_try_send(xprt, &out);
+	return rc;
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_send_dones);
+
+/**
+ * xrdma_send_done() - tell the peer we pulled its chunks
+ * @xprt: the transport
+ *
+ * After the receive callback that saw a chunked message: the DONEs no
+ * Send of the callback carried go now, alone, with SEND_WITH_INV of the
+ * chunk's key where the devices allow it.  This does not wait: the
+ * credit a DONE may lack comes in a message of the peer's, which only
+ * this work item takes in, and the slot or buffer in a Send's
+ * completion.  A DONE left owed goes with the next Send of ours, or
+ * alone once the next message is taken in (xrdma_recv_take()) or a
+ * Send completes; the send CQ stays armed for that meanwhile
+ * (xrdma_send_cq_wanted()).
+ *
+ * Context: the receive CQ's work item; does not sleep.
+ * Return: 0 when the peer is told or will be, else the error of the
+ * Send.
  */
 int xrdma_send_done(struct xrdma_xprt *xprt)
 {
-	long left = msecs_to_jiffies(xprt->opts.timeout_ms) + 1;
-	int rc = -EAGAIN;
+	int rc;
 
-	wait_event_timeout(xprt->send_wait, xrdma_done_tried(xprt, &rc), left);
-	return rc == -EAGAIN ? -ETIMEDOUT : rc;
+	spin_lock(&xprt->send_lock);
+	xprt->done_due = xprt->ndone;
+	rc = xrdma_send_dones(xprt);
+	spin_unlock(&xprt->send_lock);
+	if (rc != -EAGAIN)
+		return rc;
+	xrdma_send_cq_ready_or_arm(xprt, false);
+	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(xrdma_send_done);

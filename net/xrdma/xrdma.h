@@ -700,9 +700,14 @@ struct xrdma_ep {
  *	runs (xrdma_wait_refused())
  * @chunks: our chunked messages in flight (under @send_lock)
  * @pull: the READ of the peer's chunk being pulled
- * @done_pending: the peer's chunk @done_rkey was pulled and the peer
- *	not told yet; the next Send carries it (under @send_lock)
- * @done_rkey: its key
+ * @dones: the keys of the peer's chunks we pulled and have not told it
+ *	of yet, oldest first, @ndone of them; each Send carries the oldest
+ *	(under @send_lock)
+ * @ndone: see @dones
+ * @done_due: how many of the oldest @dones are owed alone: their
+ *	receive callback returned and no Send of its carried them.  They
+ *	go as soon as a credit, a slot and a buffer are at hand (under
+ *	@send_lock)
  * @lands: our landing buffers
  * @peer_lands: landing buffers the peer advertised and we did not use
  *	yet, @nr_peer_lands of them (under @send_lock)
@@ -750,8 +755,9 @@ struct xrdma_xprt {
 	struct task_struct *rdma_done_task;
 	struct xrdma_chunk chunks[XRDMA_MAX_CHUNKS];
 	struct xrdma_pull pull;
-	bool done_pending;
-	u32 done_rkey;
+	u32 dones[XRDMA_MAX_CHUNKS];
+	unsigned int ndone;
+	unsigned int done_due;
 	struct xrdma_land lands[XRDMA_LANDS];
 	struct xrdma_remote peer_lands[XRDMA_LANDS];
 	unsigned int nr_peer_lands;
@@ -926,6 +932,8 @@ bool xrdma_send_from_rx(struct xrdma_xprt *xprt, const struct xrdma_buf *buf,
 #endif
 void xrdma_send_credit_update(struct xrdma_xprt *xprt);
 int xrdma_send_wait(struct xrdma_xprt *xprt, struct xrdma_out *out);
+int xrdma_done_owe(struct xrdma_xprt *xprt, u32 rkey);
+int xrdma_send_dones(struct xrdma_xprt *xprt);
 int xrdma_send_done(struct xrdma_xprt *xprt);
 
 /* chunk.c */
