@@ -92,9 +92,13 @@ struct xrdma_opts {
  * @recv: a message arrived.  Runs in process context (the receive CQ's
  *	work item), one call at a time per transport; @data is valid only
  *	during the call.  It may call xrdma_send(), which then waits for a
- *	credit (and, for a chunked message, for a chunk slot) for at most
- *	the transport's timeout, or xrdma_send_received() for bytes of
- *	@data.  A chunked message's slot comes back when the peer's
+ *	send context and a buffer (and, for a chunked message, for a chunk
+ *	slot) for at most the transport's timeout, or xrdma_send_received()
+ *	for bytes of @data.  It does not wait for a credit: credits come in
+ *	the peer's messages, which only the work item running this
+ *	callback takes in, so with none at hand the call returns -EDEADLK
+ *	at once (a Send that must wait for one goes from another
+ *	thread).  A chunked message's slot comes back when the peer's
  *	receive callback that pulled it has returned: a peer that echoes
  *	chunked messages from here needs the other side to keep at most
  *	XRDMA_MAX_CHUNKS / 2 of them unanswered.

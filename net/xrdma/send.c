@@ -283,9 +283,20 @@ static void xrdma_send_unget(struct xrdma_xprt *xprt,
 	xprt->credits.sent--;
 }
 
+/* Is the caller the receive CQ's work item of @ep?  A credit comes
+ * only in a message of the peer's, which that work item takes in: a
+ * wait of its for one could only run out.
+ */
+static bool xrdma_credit_from_self(const struct xrdma_ep *ep)
+{
+	return current_work() == &ep->recv_cq.work;
+}
+
 /* One try under the send lock: -EAGAIN when a credit, a buffer or a
  * slot is missing, which a completion or a peer's message will bring;
- * -ENOENT for a push that has no landing buffer to go to.
+ * -EDEADLK when a credit is missing and only the caller would bring it
+ * (xrdma_credit_from_self()); -ENOENT for a push that has no landing
+ * buffer to go to.
  */
 static int xrdma_try_send(struct xrdma_xprt *xprt, const struct xrdma_out *out)
 {
@@ -305,7 +316,7 @@ static int xrdma_try_send(struct xrdma_xprt *xprt, const struct xrdma_out *out)
 	if (out->push && !xrdma_push_ready(xprt))
 		return -ENOENT;
 	if (!xrdma_credits_avail(&xprt->credits))
-		return -EAGAIN;
+		return xrdma_credit_from_self(ep) ? -EDEADLK : -EAGAIN;
 	slot = xrdma_ring_get(&xprt->ring);
 	if (slot < 0)
 		return -EAGAIN;
@@ -377,13 +388,16 @@ static bool xrdma_send_tried(struct xrdma_xprt *xprt,
  * Waits for a credit, a request buffer and a send context for at most
  * the transport's timeout, but not from xrdma_ops.rdma_done, where the
  * completion that frees one would wait for the caller
- * (xrdma_wait_refused()).  A DONE the peer is owed rides along.
+ * (xrdma_wait_refused()), and not for a credit from the receive CQ's
+ * work item, which alone takes credits in.  A DONE the peer is owed
+ * rides along.
  *
  * Context: process context, may sleep; takes the send lock.
  * Return: 0 when posted; -ENOTCONN; -EMSGSIZE for an inline payload
  * larger than the peer takes; -ETIMEDOUT; -ERESTARTSYS on a signal;
- * -EDEADLK from xrdma_ops.rdma_done when it would have to wait; or the
- * error of ib_post_send(), which forces a disconnect.
+ * -EDEADLK from xrdma_ops.rdma_done when it would have to wait, or from
+ * the receive CQ's work item when no credit is at hand; or the error of
+ * ib_post_send(), which forces a disconnect.
  */
 int xrdma_send_wait(struct xrdma_xprt *xprt, struct xrdma_out *out)
 {
@@ -483,7 +497,9 @@ static int xrdma_send_msg(struct xrdma_xprt *xprt, const void *data,
  * Return: 0 when posted; -ENOTCONN without a connection; -EMSGSIZE
  * above XRDMA_MAX_SEND; -ETIMEDOUT when no credit or slot came;
  * -ERESTARTSYS on a signal; -EDEADLK from xrdma_ops.rdma_done when it
- * would have to wait; -ENOMEM; the error of the registration;
+ * would have to wait, or from xrdma_ops.recv when no credit is at hand
+ * (only the receive work that runs it takes credits in); -ENOMEM; the
+ * error of the registration;
  * -ENOTCONN also when the connection went before a push's WRITE was
  * done, -EIO when the WRITE failed otherwise; or the error of
  * ib_post_send(), which forces a disconnect.
@@ -737,7 +753,8 @@ EXPORT_SYMBOL_IF_KUNIT(xrdma_done_owe);
  *
  * Context: @xprt's send lock held; does not sleep.
  * Return: 0 when none is left; -EAGAIN when a credit, a slot or a
- * buffer is missing; else the error of the Send.
+ * buffer is missing (-EDEADLK for a credit, in the receive CQ's work
+ * item); else the error of the Send.
  */
 int xrdma_send_dones(struct xrdma_xprt *xprt)
 {
@@ -777,7 +794,7 @@ int xrdma_send_done(struct xrdma_xprt *xprt)
 	xprt->done_due = xprt->ndone;
 	rc = xrdma_send_dones(xprt);
 	spin_unlock(&xprt->send_lock);
-	if (rc != -EAGAIN)
+	if (rc != -EAGAIN && rc != -EDEADLK)
 		return rc;
 	xrdma_send_cq_ready_or_arm(xprt, false);
 	return 0;

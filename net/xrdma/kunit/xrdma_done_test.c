@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xrdma_done: the DONE that tells a peer we pulled its chunk, owed
- * after the receive callback.  It must not wait in the receive work
- * item for a credit that only that work item takes in: it stays owed
- * and goes once a credit comes, or a Send's completion frees a slot.
- * The transport and its connection are built by hand, with real send
- * contexts and request buffers, on a device whose post_send decodes
- * and records each Send's header.
+ * after the receive callback, and the user's Sends from that callback.
+ * Neither may wait in the receive work item for a credit that only
+ * that work item takes in: the DONE stays owed and goes once a credit
+ * comes, or a Send's completion frees a slot; the user's Send returns
+ * -EDEADLK at once.  The transport and its connection are built by
+ * hand, with real send contexts and request buffers, on a device whose
+ * post_send decodes and records each Send's header.
  */
 #include <rdma/rdma_cm.h>
 
@@ -30,6 +31,8 @@
  * @flags: the header flags of each
  * @done: the DONE key each carried, if it had one
  * @posted: how many Sends were posted
+ * @recv_rc: what xrdma_send() returned in the receive CQ's work item
+ * @done_rc: what xrdma_send_done() returned there
  */
 struct done_test {
 	struct xrdma_xprt xprt;
@@ -43,6 +46,8 @@ struct done_test {
 	u32 flags[DONE_TEST_MAX];
 	u32 done[DONE_TEST_MAX];
 	unsigned int posted;
+	int recv_rc;
+	int done_rc;
 };
 
 static int done_test_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
@@ -216,10 +221,47 @@ static void done_rides_on_a_send(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xrdma_done_owe(&t->xprt, i), -EPROTO);
 }
 
+/* As xrdma_ops.recv would: a message, then the DONE of a chunk. */
+static void done_test_recv_work(struct work_struct *work)
+{
+	struct done_test *t = container_of(work, struct done_test,
+					   ep.recv_cq.work);
+	static const char msg[8];
+
+	t->recv_rc = xrdma_send(&t->xprt, msg, sizeof(msg));
+	t->done_rc = xrdma_done_owe(&t->xprt, DONE_TEST_KEY);
+	if (!t->done_rc)
+		t->done_rc = xrdma_send_done(&t->xprt);
+}
+
+/* No credit in the receive CQ's work item, which alone would take one
+ * in: the user's Send returns -EDEADLK at once and the DONE stays owed,
+ * where any other thread waits for the credit.
+ */
+static void done_recv_work_waits_for_no_credit(struct kunit *test)
+{
+	struct done_test *t = done_test_make(test);
+	static const char msg[8];
+
+	spin_lock(&t->xprt.send_lock);
+	KUNIT_ASSERT_TRUE(test, xrdma_credits_take(&t->xprt.credits));
+	spin_unlock(&t->xprt.send_lock);
+	INIT_WORK(&t->ep.recv_cq.work, done_test_recv_work);
+	queue_work(system_wq, &t->ep.recv_cq.work);
+	flush_work(&t->ep.recv_cq.work);
+	KUNIT_EXPECT_EQ(test, t->recv_rc, -EDEADLK);
+	KUNIT_EXPECT_EQ(test, t->done_rc, 0);
+	KUNIT_EXPECT_EQ(test, t->xprt.done_due, 1U);
+	KUNIT_EXPECT_EQ(test, t->posted, 0U);
+	KUNIT_EXPECT_EQ(test, xrdma_send(&t->xprt, msg, sizeof(msg)),
+			-ETIMEDOUT);
+}
+
 static struct kunit_case done_cases[] = {
 	KUNIT_CASE(done_waits_for_no_credit),
 	KUNIT_CASE(done_goes_when_a_send_completes),
 	KUNIT_CASE(done_rides_on_a_send),
+	KUNIT_CASE(done_recv_work_waits_for_no_credit),
 	{}
 };
 
