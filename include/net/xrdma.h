@@ -92,9 +92,13 @@ struct xrdma_opts {
  * @recv: a message arrived.  Runs in process context (the receive CQ's
  *	work item), one call at a time per transport; @data is valid only
  *	during the call.  It may call xrdma_send(), which then waits for a
- *	credit (and, for a chunked message, for a chunk slot) for at most
- *	the transport's timeout, or xrdma_send_received() for bytes of
- *	@data.  A chunked message's slot comes back when the peer's
+ *	send context and a buffer (and, for a chunked message, for a chunk
+ *	slot) for at most the transport's timeout, or xrdma_send_received()
+ *	for bytes of @data.  It does not wait for a credit: credits come in
+ *	the peer's messages, which only the work item running this
+ *	callback takes in, so with none at hand the call returns -EDEADLK
+ *	at once (a Send that must wait for one goes from another
+ *	thread).  A chunked message's slot comes back when the peer's
  *	receive callback that pulled it has returned: a peer that echoes
  *	chunked messages from here needs the other side to keep at most
  *	XRDMA_MAX_CHUNKS / 2 of them unanswered.
@@ -106,7 +110,13 @@ struct xrdma_opts {
  *	before it hands a message to @recv; or the teardown of the
  *	connection for WRITEs the device completed without a word:
  *	XRDMA_RDMA_MORE) and must not sleep for long; it may start the
- *	next operation with xrdma_rdma_nowait().
+ *	next operation with xrdma_rdma_nowait().  It is a completion
+ *	handler, and the completions a wait there would wait for are
+ *	handled only after it returns, so nothing it calls waits for them:
+ *	xrdma_send(), xrdma_send_buf_get() and xrdma_rdma() go ahead only
+ *	with what is at hand, a message above the inline size and
+ *	xrdma_mr_register() not at all, each returning -EDEADLK instead,
+ *	and xrdma_mr_release() destroys the MR rather than invalidate it.
  * @closed: optional; the transport is being destroyed: no callback runs
  *	any more and no connection is left.  The last chance to give
  *	back memory registrations with xrdma_mr_release().  Runs in

@@ -180,7 +180,8 @@ void xrdma_chunks_reset(struct xrdma_xprt *xprt)
 			xrdma_chunk_put(xprt, ch);
 	}
 	spin_lock(&xprt->send_lock);
-	xprt->done_pending = false;
+	xprt->ndone = 0;
+	xprt->done_due = 0;
 	spin_unlock(&xprt->send_lock);
 }
 
@@ -254,10 +255,11 @@ int xrdma_chunk_recv(struct xrdma_xprt *xprt, const struct xrdma_remote *chunk)
 	rc = xrdma_chunk_pull(xprt, chunk, buf);
 	if (rc)
 		goto out;
+	rc = xrdma_done_owe(xprt, chunk->rkey);
+	if (rc)
+		goto out;
 	spin_lock(&xprt->send_lock);
 	xprt->info.chunks_received++;
-	xprt->done_pending = true;
-	xprt->done_rkey = chunk->rkey;
 	spin_unlock(&xprt->send_lock);
 	xprt->ops->recv(xprt, buf, chunk->len);
 	rc = xrdma_send_done(xprt);

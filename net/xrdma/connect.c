@@ -59,7 +59,9 @@ static int xrdma_wait_established(struct xrdma_xprt *xprt,
 	status = cmpxchg(&ep->status, 0, -ETIMEDOUT);
 	if (!status)
 		return -ETIMEDOUT;
-	return status == XRDMA_CONNECTED ? 0 : status;
+	if (status != XRDMA_ESTABLISHED)
+		return status;
+	return xrdma_ep_publish(xprt, ep);
 }
 
 static int xrdma_rdma_connect(struct xrdma_xprt *xprt, struct xrdma_ep *ep)

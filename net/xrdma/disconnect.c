@@ -8,11 +8,17 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ktime.h>
+#include <kunit/visibility.h>
 
 #include "xrdma.h"
 
-/* Every WR is done and its completion handled once this returns, and
- * no handler runs any more.
+/**
+ * xrdma_ep_drain() - finish every WR of a connection and stop its CQs
+ * @xprt: the transport
+ * @ep: its connection, draining, at any stage of its making
+ *
+ * Every WR is done and its completion handled once this returns, and
+ * no handler, work item or watch of either CQ runs any more.
  *
  * The send queue goes first, unlike xprtrdma's drain: our receive
  * handlers wait for WRs of the send queue (a chunk's READ, a landing
@@ -20,27 +26,40 @@
  * and the receive queue's drain waits for them.  Nothing is posted
  * after @ep->draining was set, so a receive handler that runs after
  * the send queue's drain has nothing left to wait for.
+ *
+ * A connection that never came up has its send CQ quiesced all the
+ * same: a sender waiting for it to come up armed that CQ, which starts
+ * the watch, and neither may run once the connection has let go of its
+ * transport.
+ *
+ * Context: process context, may sleep; the teardown.
  */
-static void xrdma_ep_drain(struct xrdma_xprt *xprt, struct xrdma_ep *ep)
+VISIBLE_IF_KUNIT void xrdma_ep_drain(struct xrdma_xprt *xprt,
+				     struct xrdma_ep *ep)
 {
 	struct ib_qp *qp = ep->id ? ep->id->qp : NULL;
-
 	/* A QP that never reached RTS may refuse the drain WR; it has no
-	 * Send in flight, and destroying it flushes its receives, which
-	 * nobody handles after the quiesce: the buffers are the pool's.
+	 * WR in flight (nothing is posted before CONNECTED), and
+	 * destroying it flushes its receives, which nobody handles after
+	 * the quiesce: the buffers are the pool's.
 	 */
-	if (qp && ep->was_connected) {
+	bool drain = qp && ep->was_connected;
+
+	if (drain) {
 		/* The drain waits for its own completion: the send CQ must
 		 * tell.
 		 */
 		xrdma_send_cq_arm(ep);
 		ib_drain_sq(qp);
-		xrdma_send_cq_quiesce(ep);
+	}
+	xrdma_send_cq_quiesce(ep);
+	if (drain) {
 		xrdma_wr_waits_flush(xprt, ep);
 		ib_drain_rq(qp);
 	}
 	xrdma_cq_quiesce(&ep->recv_cq);
 }
+EXPORT_SYMBOL_IF_KUNIT(xrdma_ep_drain);
 
 /* Drop the owner's reference; the id goes with the last one. */
 static void xrdma_ep_let_go(struct xrdma_ep *ep)
@@ -141,6 +160,9 @@ void xrdma_disconnect_worker(struct work_struct *work)
  * xrdma_disconnect() - end the connection and stop reconnecting
  * @xprt: the transport
  *
+ * A disconnect the connection forced and that has not run yet is
+ * cancelled: it was for this connection, and would tear down the next.
+ *
  * Context: process context, may sleep; not from @xprt's callbacks.
  */
 void xrdma_disconnect(struct xrdma_xprt *xprt)
@@ -152,5 +174,9 @@ void xrdma_disconnect(struct xrdma_xprt *xprt)
 	mutex_lock(&xprt->mutex);
 	xrdma_ep_teardown(xprt);
 	mutex_unlock(&xprt->mutex);
+	/* The connection let go of the transport in its teardown, so
+	 * nothing queues the work again.
+	 */
+	cancel_work_sync(&xprt->disconnect_work);
 }
 EXPORT_SYMBOL_GPL(xrdma_disconnect);

@@ -13,6 +13,7 @@
 
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 
 #include "xrdma.h"
 
@@ -159,50 +160,109 @@ void xrdma_ep_fill_private(struct xrdma_ep *ep, struct xrdma_cm_private *pd)
 	pd->inline_recv = cpu_to_be32(ep->inline_recv);
 }
 
-/**
- * xrdma_ep_update_private() - adopt the peer's inline sizes
- * @ep: the endpoint
- * @param: the connection parameters of the event
- *
- * We never send more than the peer can receive.  A peer that sent no
- * valid private data gets only minimum-sized messages.  We send
- * SEND_WITH_INV only when both devices do memory management extensions
- * (the peer's says so in its flags), headers as immediate data only
- * when both ends have it, and advertise landing buffers only to a peer
- * that pushes into them.
- *
- * Context: under the id's handler mutex.
+/* Note what the peer's private data says; a peer that sent none valid
+ * gets only minimum-sized messages and no option.
  */
-void xrdma_ep_update_private(struct xrdma_ep *ep,
-			     const struct rdma_conn_param *param)
+static void xrdma_ep_read_private(struct xrdma_ep *ep,
+				  const struct rdma_conn_param *param)
 {
 	const struct xrdma_cm_private *pd = param->private_data;
-	u32 recv = XRDMA_MIN_INLINE + XRDMA_HDR_MAX;
-	u8 flags = 0;
 
+	ep->peer_recv = XRDMA_MIN_INLINE + XRDMA_HDR_MAX;
+	ep->peer_flags = 0;
 	if (pd && param->private_data_len >= sizeof(*pd) &&
 	    be32_to_cpu(pd->magic) == XRDMA_CM_MAGIC &&
 	    pd->version == XRDMA_CM_VERSION) {
-		recv = be32_to_cpu(pd->inline_recv);
-		flags = pd->flags;
+		ep->peer_recv = be32_to_cpu(pd->inline_recv);
+		ep->peer_flags = pd->flags;
 	}
-	if (recv < ep->inline_send)
-		ep->inline_send = max_t(u32, recv, XRDMA_HDR_MAX);
+}
+
+/* Adopt what xrdma_ep_read_private() noted. */
+static void xrdma_ep_adopt_private(struct xrdma_ep *ep)
+{
+	u8 flags = ep->peer_flags;
+
+	if (ep->peer_recv < ep->inline_send)
+		ep->inline_send = max_t(u32, ep->peer_recv, XRDMA_HDR_MAX);
 	ep->remote_inv = xrdma_ep_can_inv(ep) &&
 			 (flags & XRDMA_CM_F_REMOTE_INV);
 	ep->imm_hdr = xrdma_ep_can_imm(ep) && (flags & XRDMA_CM_F_IMM_HDR);
 	ep->land = flags & XRDMA_CM_F_LAND;
 }
 
+/**
+ * xrdma_ep_update_private() - adopt the peer's inline sizes and flags
+ * @ep: the endpoint, accepted: nobody sends on it before its
+ *	ESTABLISHED
+ * @param: the connection parameters of its connect request
+ *
+ * We never send more than the peer can receive.  A peer that sent no
+ * valid private data gets only minimum-sized messages.  We send
+ * SEND_WITH_INV only when both devices do memory management extensions
+ * (the peer's says so in its flags), headers as immediate data only
+ * when both ends have it, and advertise landing buffers only to a peer
+ * that pushes into them.  The active side adopts them in
+ * xrdma_ep_publish().
+ *
+ * Context: under the id's handler mutex.
+ */
+void xrdma_ep_update_private(struct xrdma_ep *ep,
+			     const struct rdma_conn_param *param)
+{
+	xrdma_ep_read_private(ep, param);
+	xrdma_ep_adopt_private(ep);
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_ep_update_private);
+
+/**
+ * xrdma_ep_publish() - make an established active connection live
+ * @xprt: the transport, connecting
+ * @ep: its connection, which ESTABLISHED left XRDMA_ESTABLISHED
+ *
+ * Senders read the status under the send lock and then use the inline
+ * size and flags: they must not find the connection live with the
+ * local ones.  The ESTABLISHED handler cannot take the send lock (it
+ * reaches the transport only under @ep->lock, which nests inside it),
+ * so, as xprtrdma's connect worker sets its transport connected once
+ * its CM handler saw ESTABLISHED, the connecting thread adopts the
+ * peer's sizes and flags here and publishes XRDMA_CONNECTED in the same
+ * hold of the send lock.
+ *
+ * Context: process context, under @xprt->mutex (the connect).
+ * Return: 0 when live, else the negative status that ended the
+ * connection first.
+ */
+int xrdma_ep_publish(struct xrdma_xprt *xprt, struct xrdma_ep *ep)
+{
+	int status;
+
+	lockdep_assert_held(&xprt->mutex);
+	spin_lock(&xprt->send_lock);
+	/* Ordered after the handler's notes, which came before its own
+	 * cmpxchg to XRDMA_ESTABLISHED.
+	 */
+	status = cmpxchg(&ep->status, XRDMA_ESTABLISHED, XRDMA_CONNECTED);
+	if (status == XRDMA_ESTABLISHED)
+		xrdma_ep_adopt_private(ep);
+	spin_unlock(&xprt->send_lock);
+	if (status != XRDMA_ESTABLISHED)
+		return status;
+	wake_up_all(&xprt->send_wait);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_ep_publish);
+
 /* The connection is gone (DISCONNECTED, DEVICE_REMOVAL, ADDR_CHANGE):
- * whoever moves the status away from CONNECTED drops the ESTABLISHED
- * reference, exactly once.  A connect still waiting is woken instead.
+ * whoever moves the status away from ESTABLISHED or CONNECTED drops the
+ * ESTABLISHED reference, exactly once.  A connect still waiting is
+ * woken instead.
  */
 static int xrdma_ep_lost(struct xrdma_ep *ep, int status)
 {
 	int old = xchg(&ep->status, status);
 
-	if (old != XRDMA_CONNECTED) {
+	if (old != XRDMA_CONNECTED && old != XRDMA_ESTABLISHED) {
 		if (old)
 			return 0;
 		wake_up_all(&ep->wait);
@@ -213,7 +273,9 @@ static int xrdma_ep_lost(struct xrdma_ep *ep, int status)
 			xrdma_ep_force_disconnect(ep);
 		return 0;
 	}
-	xrdma_ep_force_disconnect(ep);
+	/* Not published yet: the connect fails and tears it down itself. */
+	if (old == XRDMA_CONNECTED)
+		xrdma_ep_force_disconnect(ep);
 	if (!xrdma_ep_put(ep))
 		return 0;
 	xrdma_ep_free(ep);
@@ -233,22 +295,26 @@ static int xrdma_ep_failed(struct xrdma_ep *ep, int status)
 	return 0;
 }
 
+/* The passive side took the peer's sizes and flags from the connect
+ * request and is live at once; the active side notes them here and
+ * its connecting thread publishes it (xrdma_ep_publish()).
+ */
 static int xrdma_ep_established(struct xrdma_ep *ep,
 				const struct rdma_conn_param *param)
 {
 	/* The owner may have given up and dropped its reference. */
 	if (!kref_get_unless_zero(&ep->ref))
 		return 0;
-	if (cmpxchg(&ep->status, 0, XRDMA_CONNECTED)) {
+	if (!ep->passive)
+		xrdma_ep_read_private(ep, param);
+	if (cmpxchg(&ep->status, 0, ep->passive ? XRDMA_CONNECTED :
+						 XRDMA_ESTABLISHED)) {
 		if (!xrdma_ep_put(ep))
 			return 0;
 		xrdma_ep_free(ep);
 		return 1;
 	}
 	ep->was_connected = true;
-	/* The passive side took the sizes from the connect request. */
-	if (!ep->passive)
-		xrdma_ep_update_private(ep, param);
 	wake_up_all(&ep->wait);
 	/* An accepted connection may already have a reply waiting. */
 	spin_lock(&ep->lock);
@@ -316,3 +382,4 @@ int xrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		return 0;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(xrdma_cm_event_handler);

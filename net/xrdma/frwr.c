@@ -435,10 +435,12 @@ struct xrdma_mr *xrdma_mr_register_access(struct xrdma_xprt *xprt,
  * Each registration carries a new key, so a key the peer kept from an
  * earlier registration of the same MR does not work on this one.
  *
- * Context: process context, may sleep (also from xrdma_ops.recv).
+ * Context: process context, may sleep (also from xrdma_ops.recv; not
+ * from xrdma_ops.rdma_done, which cannot wait for the REG_MR).
  * Return: the registration, or an ERR_PTR: -EINVAL for a bad length,
  * -EMSGSIZE for more pages than the device maps at once, -ENOTCONN
- * without a connection, -ENOMEM, or -EIO when the device refused.
+ * without a connection, -ENOMEM, -EDEADLK from xrdma_ops.rdma_done, or
+ * -EIO when the device refused.
  */
 struct xrdma_mr *xrdma_mr_register(struct xrdma_xprt *xprt, void *buf,
 				   u32 len, bool remote,
@@ -521,7 +523,8 @@ bool xrdma_frwr_remote_inv(struct xrdma_xprt *xprt, u32 rkey)
  * The key stops working before the MR can serve anyone else: by a
  * LOCAL_INV, unless the peer invalidated it already with a
  * SEND_WITH_INV.  If the invalidation cannot be done (the connection is
- * going) or fails, the MR is destroyed instead.  Also frees a handle
+ * going, or the caller is xrdma_ops.rdma_done, which cannot wait for
+ * it) or fails, the MR is destroyed instead.  Also frees a handle
  * whose connection ended.
  *
  * Context: process context, may sleep; no xrdma_rdma() on @mr may be

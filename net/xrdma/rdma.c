@@ -42,9 +42,11 @@ unsigned int xrdma_sq_depth(unsigned int depth)
  * @xprt: the transport
  * @epp: set to its connection on success
  *
- * Context: @xprt's send lock held.
- * Return: 0; -EAGAIN on the passive side, which may hear from the peer
- * before its ESTABLISHED (that wakes the send waiters); else -ENOTCONN.
+ * Context: @xprt's send lock held, under which an active connection is
+ * published with its negotiated sizes (xrdma_ep_publish()).
+ * Return: 0; -EAGAIN while the connection is coming up (the passive
+ * side may hear from the peer before its ESTABLISHED; ESTABLISHED or
+ * the publication wakes the send waiters); else -ENOTCONN.
  */
 int xrdma_ep_live(struct xrdma_xprt *xprt, struct xrdma_ep **epp)
 {
@@ -55,13 +57,14 @@ int xrdma_ep_live(struct xrdma_xprt *xprt, struct xrdma_ep **epp)
 	if (!ep || ep->draining || !ep->id->qp)
 		return -ENOTCONN;
 	status = READ_ONCE(ep->status);
-	if (!status)
+	if (!status || status == XRDMA_ESTABLISHED)
 		return -EAGAIN;
 	if (status != XRDMA_CONNECTED)
 		return -ENOTCONN;
 	*epp = ep;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(xrdma_ep_live);
 
 static int xrdma_post_wr_try(struct xrdma_xprt *xprt,
 			     const struct ib_send_wr *wr,
@@ -102,19 +105,27 @@ static bool xrdma_post_wr_tried(struct xrdma_xprt *xprt,
  * not yet ESTABLISHED it waits for that, at most the transport's
  * timeout.  A failed post forces a disconnect.
  *
+ * Its poster waits for its completion, which xrdma_ops.rdma_done cannot
+ * do (xrdma_wait_refused()): nothing is posted from there.
+ *
  * Context: process context, may sleep; takes the send lock.
- * Return: 0, -ENOTCONN, -ETIMEDOUT, or the error of ib_post_send().
+ * Return: 0, -ENOTCONN, -ETIMEDOUT, -EDEADLK from xrdma_ops.rdma_done,
+ * or the error of ib_post_send().
  */
 int xrdma_post_wr(struct xrdma_xprt *xprt, const struct ib_send_wr *wr,
 		  struct xrdma_wr_wait *w)
 {
 	long left = msecs_to_jiffies(xprt->opts.timeout_ms) + 1;
-	int rc = -EAGAIN;
+	int rc = xrdma_wait_refused(xprt);
 
+	if (rc)
+		return rc;
+	rc = -EAGAIN;
 	wait_event_timeout(xprt->send_wait,
 			   xrdma_post_wr_tried(xprt, wr, w, &rc), left);
 	return rc == -EAGAIN ? -ETIMEDOUT : rc;
 }
+EXPORT_SYMBOL_IF_KUNIT(xrdma_post_wr);
 
 /* The oldest WRITE in flight, or NULL. */
 static struct xrdma_rctx *xrdma_rctx_oldest_write(struct xrdma_xprt *xprt)
@@ -146,7 +157,9 @@ static void xrdma_rctx_finish(struct xrdma_xprt *xprt, struct xrdma_rctx *rc,
 	xprt->rdma_busy--;
 	spin_unlock(&xprt->send_lock);
 	xrdma_wake_senders(xprt);
+	WRITE_ONCE(xprt->rdma_done_task, current);
 	xprt->ops->rdma_done(xprt, cookie, ok ? 0 : -EIO);
+	WRITE_ONCE(xprt->rdma_done_task, NULL);
 }
 
 static void xrdma_wc_rdma(struct ib_cq *cq, struct ib_wc *wc)
@@ -407,6 +420,10 @@ static int xrdma_rdma_start(struct xrdma_xprt *xprt, enum xrdma_rdma_op op,
 		return rc;
 	if (!wait)
 		return xrdma_rdma_try(xprt, &req);
+	if (xrdma_wait_refused(xprt)) {
+		rc = xrdma_rdma_try(xprt, &req);
+		return rc == -EAGAIN ? -EDEADLK : rc;
+	}
 	rc = -EAGAIN;
 	left = wait_event_interruptible_timeout(xprt->send_wait,
 						xrdma_rdma_tried(xprt, &req,
@@ -433,12 +450,13 @@ static int xrdma_rdma_start(struct xrdma_xprt *xprt, enum xrdma_rdma_op op,
  * exactly once through xrdma_ops.rdma_done; the local memory is the
  * device's until then.
  *
- * Context: process context, may sleep; not from xrdma_ops.rdma_done
- * (see xrdma_rdma_nowait()).
+ * Context: process context, may sleep; from xrdma_ops.rdma_done it does
+ * not wait (see xrdma_rdma_nowait()).
  * Return: 0 when posted; -EINVAL for a range outside either memory or
  * no rdma_done callback; -ENOTCONN without a connection (or for @mr of
- * an earlier connection); -ETIMEDOUT; -ERESTARTSYS on a signal; or the
- * error of ib_post_send(), which forces a disconnect.
+ * an earlier connection); -ETIMEDOUT; -ERESTARTSYS on a signal;
+ * -EDEADLK from xrdma_ops.rdma_done when every context is in use; or
+ * the error of ib_post_send(), which forces a disconnect.
  */
 int xrdma_rdma(struct xrdma_xprt *xprt, enum xrdma_rdma_op op,
 	       struct xrdma_mr *mr, u32 offset,

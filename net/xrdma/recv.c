@@ -153,6 +153,9 @@ static void xrdma_recv_take(struct xrdma_xprt *xprt,
 	if (msg->flags & XRDMA_HDR_DATA)
 		xprt->info.received++;
 	xrdma_post_recvs_locked(xprt);
+	/* The credit a DONE owed alone lacked may have come with it. */
+	if (unlikely(xprt->done_due))
+		xrdma_send_dones(xprt);
 	xprt->rx_limit = xrdma_send_limit_locked(xprt);
 	spin_unlock(&xprt->send_lock);
 	xrdma_wake_senders(xprt);

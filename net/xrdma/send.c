@@ -42,6 +42,12 @@ static void xrdma_wc_send(struct ib_cq *cq, struct ib_wc *wc)
 
 	/* Only wr_cqe and status are valid in a failed completion. */
 	xrdma_ring_retire(&xprt->ring, slot, xrdma_sendctx_retire_one, xprt);
+	/* Racy on purpose: the flush looks again under the send lock. */
+	if (unlikely(data_race(xprt->done_due))) {
+		spin_lock(&xprt->send_lock);
+		xrdma_send_dones(xprt);
+		spin_unlock(&xprt->send_lock);
+	}
 	xrdma_wake_senders(xprt);
 	xrdma_flush_disconnect(xprt, wc);
 }
@@ -70,6 +76,7 @@ int xrdma_sendctx_create(struct xrdma_xprt *xprt)
 		xprt->sc_cqe[i].done = xrdma_wc_send;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(xrdma_sendctx_create);
 
 /**
  * xrdma_sendctx_destroy() - free the send contexts
@@ -84,6 +91,7 @@ void xrdma_sendctx_destroy(struct xrdma_xprt *xprt)
 	xprt->sc_cqe = NULL;
 	xprt->sc_buf = NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(xrdma_sendctx_destroy);
 
 /**
  * xrdma_sendctx_reset() - forget the Sends of a connection that is gone
@@ -148,9 +156,9 @@ static bool xrdma_send_fill(struct xrdma_xprt *xprt,
 	msg->flags |= out->flags;
 	msg->len = out->len;
 	msg->chunk = out->chunk;
-	if (xprt->done_pending) {
+	if (xprt->ndone) {
 		msg->flags |= XRDMA_HDR_DONE;
-		msg->done = xprt->done_rkey;
+		msg->done = xprt->dones[0];
 	}
 	if (ep->land)
 		xrdma_land_offer(xprt, msg);
@@ -233,8 +241,13 @@ static void xrdma_send_posted(struct xrdma_xprt *xprt,
 			      const struct xrdma_msg *msg, bool inv, bool imm)
 {
 	lockdep_assert_held(&xprt->send_lock);
-	if (msg->flags & XRDMA_HDR_DONE)
-		xprt->done_pending = false;
+	if (msg->flags & XRDMA_HDR_DONE) {
+		xprt->ndone--;
+		memmove(xprt->dones, xprt->dones + 1,
+			xprt->ndone * sizeof(xprt->dones[0]));
+		if (xprt->done_due)
+			xprt->done_due--;
+	}
 	if (msg->flags & XRDMA_HDR_LAND)
 		xrdma_land_offered(xprt, msg->land.rkey);
 	if (out->push) {
@@ -270,9 +283,20 @@ static void xrdma_send_unget(struct xrdma_xprt *xprt,
 	xprt->credits.sent--;
 }
 
+/* Is the caller the receive CQ's work item of @ep?  A credit comes
+ * only in a message of the peer's, which that work item takes in: a
+ * wait of its for one could only run out.
+ */
+static bool xrdma_credit_from_self(const struct xrdma_ep *ep)
+{
+	return current_work() == &ep->recv_cq.work;
+}
+
 /* One try under the send lock: -EAGAIN when a credit, a buffer or a
  * slot is missing, which a completion or a peer's message will bring;
- * -ENOENT for a push that has no landing buffer to go to.
+ * -EDEADLK when a credit is missing and only the caller would bring it
+ * (xrdma_credit_from_self()); -ENOENT for a push that has no landing
+ * buffer to go to.
  */
 static int xrdma_try_send(struct xrdma_xprt *xprt, const struct xrdma_out *out)
 {
@@ -292,7 +316,7 @@ static int xrdma_try_send(struct xrdma_xprt *xprt, const struct xrdma_out *out)
 	if (out->push && !xrdma_push_ready(xprt))
 		return -ENOENT;
 	if (!xrdma_credits_avail(&xprt->credits))
-		return -EAGAIN;
+		return xrdma_credit_from_self(ep) ? -EDEADLK : -EAGAIN;
 	slot = xrdma_ring_get(&xprt->ring);
 	if (slot < 0)
 		return -EAGAIN;
@@ -362,18 +386,28 @@ static bool xrdma_send_tried(struct xrdma_xprt *xprt,
  * @out: what the Send carries; the payload is copied
  *
  * Waits for a credit, a request buffer and a send context for at most
- * the transport's timeout.  A DONE the peer is owed rides along.
+ * the transport's timeout, but not from xrdma_ops.rdma_done, where the
+ * completion that frees one would wait for the caller
+ * (xrdma_wait_refused()), and not for a credit from the receive CQ's
+ * work item, which alone takes credits in.  A DONE the peer is owed
+ * rides along.
  *
  * Context: process context, may sleep; takes the send lock.
  * Return: 0 when posted; -ENOTCONN; -EMSGSIZE for an inline payload
  * larger than the peer takes; -ETIMEDOUT; -ERESTARTSYS on a signal;
- * or the error of ib_post_send(), which forces a disconnect.
+ * -EDEADLK from xrdma_ops.rdma_done when it would have to wait, or from
+ * the receive CQ's work item when no credit is at hand; or the error of
+ * ib_post_send(), which forces a disconnect.
  */
 int xrdma_send_wait(struct xrdma_xprt *xprt, struct xrdma_out *out)
 {
 	long left = msecs_to_jiffies(xprt->opts.timeout_ms) + 1;
 	int rc = -EAGAIN;
 
+	if (xrdma_wait_refused(xprt)) {
+		rc = xrdma_try_send_locked(xprt, out);
+		return rc == -EAGAIN ? -EDEADLK : rc;
+	}
 	left = wait_event_interruptible_timeout(xprt->send_wait,
 						xrdma_send_tried(xprt, out,
 								 &rc),
@@ -429,6 +463,10 @@ static int xrdma_send_msg(struct xrdma_xprt *xprt, const void *data,
 		if (rc != -EMSGSIZE)
 			return rc;
 	}
+	/* A push and a chunk each wait for a WR of their own. */
+	rc = xrdma_wait_refused(xprt);
+	if (rc)
+		return rc;
 	rc = xrdma_push_send(xprt, data, len, &out);
 	if (rc != -ENOENT)
 		return rc;
@@ -451,10 +489,17 @@ static int xrdma_send_msg(struct xrdma_xprt *xprt, const void *data,
  * slot and its registration) for at most the transport's timeout
  * each.
  *
+ * From xrdma_ops.rdma_done, which must not wait for the send CQ, only
+ * a message within the inline size goes, and only if a credit and a
+ * send context are at hand.
+ *
  * Context: process context, may sleep (also from xrdma_ops.recv).
  * Return: 0 when posted; -ENOTCONN without a connection; -EMSGSIZE
  * above XRDMA_MAX_SEND; -ETIMEDOUT when no credit or slot came;
- * -ERESTARTSYS on a signal; -ENOMEM; the error of the registration;
+ * -ERESTARTSYS on a signal; -EDEADLK from xrdma_ops.rdma_done when it
+ * would have to wait, or from xrdma_ops.recv when no credit is at hand
+ * (only the receive work that runs it takes credits in); -ENOMEM; the
+ * error of the registration;
  * -ENOTCONN also when the connection went before a push's WRITE was
  * done, -EIO when the WRITE failed otherwise; or the error of
  * ib_post_send(), which forces a disconnect.
@@ -494,6 +539,13 @@ static bool xrdma_send_buf_lent(struct xrdma_xprt *xprt,
 	return xrdma_send_cq_ready_or_arm(xprt, *bufp);
 }
 
+/* Hand @buf to the user: where the message is to be written in it. */
+static void *xrdma_send_buf_at(struct xrdma_buf *buf, struct xrdma_buf **bufp)
+{
+	*bufp = buf;
+	return (u8 *)buf->data + XRDMA_HDR_MAX;
+}
+
 /**
  * xrdma_send_buf_get() - a request buffer to write a message in
  * @xprt: the transport
@@ -504,14 +556,16 @@ static bool xrdma_send_buf_lent(struct xrdma_xprt *xprt,
  * The zero-copy way to send a message that goes inline: the caller
  * writes it where the Send will carry it from, behind room for the
  * header, instead of xrdma_send() copying it there.  Waits for a free
- * request buffer for at most the transport's timeout.  The buffer is
+ * request buffer for at most the transport's timeout, but not from
+ * xrdma_ops.rdma_done (xrdma_wait_refused()).  The buffer is
  * the caller's until it is posted or put back, also across a lost
  * connection; it must go back before xrdma_xprt_destroy().
  *
  * Context: process context, may sleep (also from xrdma_ops.recv).
  * Return: where to write the message (@len bytes, 8-byte aligned);
  * ERR_PTR(-EMSGSIZE) above the inline size of the connection (of the
- * options without one), ERR_PTR(-ETIMEDOUT), ERR_PTR(-ERESTARTSYS).
+ * options without one), ERR_PTR(-ETIMEDOUT), ERR_PTR(-ERESTARTSYS),
+ * ERR_PTR(-EDEADLK) from xrdma_ops.rdma_done when none is free.
  */
 void *xrdma_send_buf_get(struct xrdma_xprt *xprt, u32 len,
 			 struct xrdma_buf **bufp)
@@ -521,6 +575,10 @@ void *xrdma_send_buf_get(struct xrdma_xprt *xprt, u32 len,
 
 	if (xrdma_send_chunked(len, xrdma_send_limit(xprt)))
 		return ERR_PTR(-EMSGSIZE);
+	if (xrdma_wait_refused(xprt)) {
+		buf = xrdma_pool_lend(&xprt->reqs);
+		return buf ? xrdma_send_buf_at(buf, bufp) : ERR_PTR(-EDEADLK);
+	}
 	left = wait_event_interruptible_timeout(xprt->send_wait,
 						xrdma_send_buf_lent(xprt, &buf),
 						left);
@@ -528,8 +586,7 @@ void *xrdma_send_buf_get(struct xrdma_xprt *xprt, u32 len,
 		return ERR_PTR(left);
 	if (!buf)
 		return ERR_PTR(-ETIMEDOUT);
-	*bufp = buf;
-	return (u8 *)buf->data + XRDMA_HDR_MAX;
+	return xrdma_send_buf_at(buf, bufp);
 }
 EXPORT_SYMBOL_GPL(xrdma_send_buf_get);
 
@@ -560,8 +617,9 @@ EXPORT_SYMBOL_GPL(xrdma_send_buf_put);
  * Context: process context, may sleep (also from xrdma_ops.recv).
  * Return: 0 when posted; -ENOTCONN without a connection; -EMSGSIZE
  * above the connection's inline size; -ETIMEDOUT when no credit or slot
- * came; -ERESTARTSYS on a signal; or the error of ib_post_send(), which
- * forces a disconnect.
+ * came; -ERESTARTSYS on a signal; -EDEADLK from xrdma_ops.rdma_done when
+ * it would have to wait; or the error of ib_post_send(), which forces a
+ * disconnect.
  */
 int xrdma_send_buf_post(struct xrdma_xprt *xprt, struct xrdma_buf *buf,
 			u32 len)
@@ -660,35 +718,85 @@ void xrdma_send_credit_update(struct xrdma_xprt *xprt)
 	xrdma_try_send_locked(xprt, &out);
 }
 
-/* A DONE still owed goes alone; nothing if a Send carried it already. */
-static bool xrdma_done_tried(struct xrdma_xprt *xprt, int *rc)
+/**
+ * xrdma_done_owe() - note a chunk of the peer's that we pulled
+ * @xprt: the transport
+ * @rkey: the chunk's key, for the DONE that tells the peer
+ *
+ * The next Send of ours carries the DONE, or xrdma_send_done() sends it
+ * alone after the receive callback.
+ *
+ * Context: the receive CQ's work item; takes the send lock.
+ * Return: 0, or -EPROTO when the peer had more chunks out than it may.
+ */
+int xrdma_done_owe(struct xrdma_xprt *xprt, u32 rkey)
 {
-	struct xrdma_out out = {};
+	int rc = -EPROTO;
 
 	spin_lock(&xprt->send_lock);
-	*rc = xprt->done_pending ? xrdma_try_send(xprt, &out) : 0;
+	if (xprt->ndone < ARRAY_SIZE(xprt->dones)) {
+		xprt->dones[xprt->ndone++] = rkey;
+		rc = 0;
+	}
 	spin_unlock(&xprt->send_lock);
-	return xrdma_send_cq_ready_or_arm(xprt, *rc != -EAGAIN);
+	return rc;
 }
+EXPORT_SYMBOL_IF_KUNIT(xrdma_done_owe);
 
 /**
- * xrdma_send_done() - tell the peer we pulled its chunk
+ * xrdma_send_dones() - send the DONEs owed alone, while it can
  * @xprt: the transport
  *
- * After the receive callback that saw a chunked message: if no Send of
- * the callback carried the DONE, one goes now, with SEND_WITH_INV of
- * the chunk's key where the devices allow it.  Waits for a credit for
- * at most the transport's timeout.
+ * One Send each, never waiting.  Called when what they lacked may have
+ * come: a credit (a message taken in), a slot or a buffer (a Send's
+ * completion).
  *
- * Context: the receive CQ's work item; may sleep.
- * Return: 0 when the peer is told (or about to be), else the error of
- * the Send.
+ * Context: @xprt's send lock held; does not sleep.
+ * Return: 0 when none is left; -EAGAIN when a credit, a slot or a
+ * buffer is missing (-EDEADLK for a credit, in the receive CQ's work
+ * item); else the error of the Send.
+ */
+int xrdma_send_dones(struct xrdma_xprt *xprt)
+{
+	struct xrdma_out out = {};
+	int rc = 0;
+
+	lockdep_assert_held(&xprt->send_lock);
+	while (xprt->done_due && !rc)
+		rc = xrdma_try_send(xprt, &out);
+	return rc;
+}
+EXPORT_SYMBOL_IF_KUNIT(xrdma_send_dones);
+
+/**
+ * xrdma_send_done() - tell the peer we pulled its chunks
+ * @xprt: the transport
+ *
+ * After the receive callback that saw a chunked message: the DONEs no
+ * Send of the callback carried go now, alone, with SEND_WITH_INV of the
+ * chunk's key where the devices allow it.  This does not wait: the
+ * credit a DONE may lack comes in a message of the peer's, which only
+ * this work item takes in, and the slot or buffer in a Send's
+ * completion.  A DONE left owed goes with the next Send of ours, or
+ * alone once the next message is taken in (xrdma_recv_take()) or a
+ * Send completes; the send CQ stays armed for that meanwhile
+ * (xrdma_send_cq_wanted()).
+ *
+ * Context: the receive CQ's work item; does not sleep.
+ * Return: 0 when the peer is told or will be, else the error of the
+ * Send.
  */
 int xrdma_send_done(struct xrdma_xprt *xprt)
 {
-	long left = msecs_to_jiffies(xprt->opts.timeout_ms) + 1;
-	int rc = -EAGAIN;
+	int rc;
 
-	wait_event_timeout(xprt->send_wait, xrdma_done_tried(xprt, &rc), left);
-	return rc == -EAGAIN ? -ETIMEDOUT : rc;
+	spin_lock(&xprt->send_lock);
+	xprt->done_due = xprt->ndone;
+	rc = xrdma_send_dones(xprt);
+	spin_unlock(&xprt->send_lock);
+	if (rc != -EAGAIN && rc != -EDEADLK)
+		return rc;
+	xrdma_send_cq_ready_or_arm(xprt, false);
+	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(xrdma_send_done);

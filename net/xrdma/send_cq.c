@@ -19,6 +19,7 @@
  *  - the post of an RDMA operation, whose outcome goes to the user
  *    (unless a handler of the work item posts it: see there),
  *  - the drain,
+ *  - a DONE owed alone that found no slot or buffer (xrdma_send_done()),
  * and re-armed by its work item for as long as any of those is still
  * owed a completion (xrdma_send_cq_wanted()).  A waiter makes itself
  * seen (queued on send_wait, or its WR listed under the send lock)
@@ -61,7 +62,8 @@
  * @ep: its connection, the CQ's owner
  *
  * By the drain, a thread asleep on @xprt->send_wait, a thread waiting
- * for a WR it posted, or the user of an RDMA operation in flight.
+ * for a WR it posted, the user of an RDMA operation in flight, or a
+ * DONE owed alone that lacks a slot or a buffer (xrdma_send_done()).
  *
  * Context: @xprt's send lock held.
  * Return: true to keep the CQ armed.
@@ -70,7 +72,7 @@ VISIBLE_IF_KUNIT bool xrdma_send_cq_wanted(struct xrdma_xprt *xprt,
 					   const struct xrdma_ep *ep)
 {
 	lockdep_assert_held(&xprt->send_lock);
-	return ep->draining || xprt->rdma_busy ||
+	return ep->draining || xprt->rdma_busy || xprt->done_due ||
 	       !list_empty(&xprt->wr_waits) ||
 	       wq_has_sleeper(&xprt->send_wait);
 }

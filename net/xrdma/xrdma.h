@@ -18,6 +18,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/scatterlist.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -539,6 +540,11 @@ struct xrdma_cm_ctx {
 
 /* The connection status, as xprtrdma keeps it: 0 while connecting. */
 #define XRDMA_CONNECTED	1
+/* An active connection the CM reported established, not live yet: its
+ * connecting thread adopts the peer's sizes and flags and publishes it
+ * as XRDMA_CONNECTED, under the send lock (xrdma_ep_publish()).
+ */
+#define XRDMA_ESTABLISHED	2
 
 /* What an arm of a CQ found (cq.c). */
 enum xrdma_cq_armed {
@@ -588,7 +594,10 @@ struct xrdma_cq {
  * @id: the CM id; destroyed by whoever drops @ref to zero (see above)
  * @xprt: the transport; NULL once the owner let go (under @lock)
  * @lock: protects @xprt
- * @status: 0 connecting, XRDMA_CONNECTED, or a negative errno
+ * @status: 0 connecting, XRDMA_ESTABLISHED (active side, until its
+ *	connecting thread publishes it), XRDMA_CONNECTED, or a negative
+ *	errno; becomes XRDMA_CONNECTED under the transport's send lock
+ *	(active side) or before anyone can send (passive side)
  * @async_rc: result of the last address or route resolution
  * @done: completed by ADDR/ROUTE_RESOLVED and their errors
  * @wait: woken when @status changes
@@ -609,6 +618,9 @@ struct xrdma_cq {
  * @imm_hdr: both ends carry a plain message's header as immediate data
  * @land: the peer takes messages pushed into its landing buffers, so we
  *	advertise ours
+ * @peer_recv: the largest message the peer receives, as its private
+ *	data said
+ * @peer_flags: the XRDMA_CM_F_* flags its private data carried
  * @signal_from: a Send or an RDMA WRITE of this many bytes or more is
  *	always signalled
  *	(a page on siw, U32_MAX elsewhere)
@@ -637,6 +649,8 @@ struct xrdma_ep {
 	bool remote_inv;
 	bool imm_hdr;
 	bool land;
+	u32 peer_recv;
+	u8 peer_flags;
 	u32 signal_from;
 };
 
@@ -682,11 +696,18 @@ struct xrdma_ep {
  *	@send_lock)
  * @rdma_busy: RDMA operations posted whose outcome the user was not
  *	told yet (under @send_lock)
+ * @rdma_done_task: the thread running xrdma_ops.rdma_done, while it
+ *	runs (xrdma_wait_refused())
  * @chunks: our chunked messages in flight (under @send_lock)
  * @pull: the READ of the peer's chunk being pulled
- * @done_pending: the peer's chunk @done_rkey was pulled and the peer
- *	not told yet; the next Send carries it (under @send_lock)
- * @done_rkey: its key
+ * @dones: the keys of the peer's chunks we pulled and have not told it
+ *	of yet, oldest first, @ndone of them; each Send carries the oldest
+ *	(under @send_lock)
+ * @ndone: see @dones
+ * @done_due: how many of the oldest @dones are owed alone: their
+ *	receive callback returned and no Send of its carried them.  They
+ *	go as soon as a credit, a slot and a buffer are at hand (under
+ *	@send_lock)
  * @lands: our landing buffers
  * @peer_lands: landing buffers the peer advertised and we did not use
  *	yet, @nr_peer_lands of them (under @send_lock)
@@ -731,10 +752,12 @@ struct xrdma_xprt {
 	struct list_head rctx_writes;
 	unsigned int rdma_unsignalled;
 	unsigned int rdma_busy;
+	struct task_struct *rdma_done_task;
 	struct xrdma_chunk chunks[XRDMA_MAX_CHUNKS];
 	struct xrdma_pull pull;
-	bool done_pending;
-	u32 done_rkey;
+	u32 dones[XRDMA_MAX_CHUNKS];
+	unsigned int ndone;
+	unsigned int done_due;
 	struct xrdma_land lands[XRDMA_LANDS];
 	struct xrdma_remote peer_lands[XRDMA_LANDS];
 	unsigned int nr_peer_lands;
@@ -760,6 +783,25 @@ static inline void xrdma_wake_senders(struct xrdma_xprt *xprt)
 {
 	if (wq_has_sleeper(&xprt->send_wait))
 		wake_up(&xprt->send_wait);
+}
+
+/**
+ * xrdma_wait_refused() - may the caller wait for a send completion?
+ * @xprt: the transport
+ *
+ * Not from xrdma_ops.rdma_done.  It runs as a handler of the send CQ,
+ * under the poll that every later completion of that CQ waits behind
+ * (the work item's, or the receive work item's reap), or in the
+ * teardown after the last poll: what a wait there waits for never
+ * comes.  As in xprtrdma, a completion handler does not wait; a call
+ * that would returns -EDEADLK instead.
+ *
+ * Context: any.
+ * Return: -EDEADLK from xrdma_ops.rdma_done of @xprt, else 0.
+ */
+static inline int xrdma_wait_refused(const struct xrdma_xprt *xprt)
+{
+	return READ_ONCE(xprt->rdma_done_task) == current ? -EDEADLK : 0;
 }
 
 /**
@@ -820,6 +862,7 @@ void xrdma_ep_free(struct xrdma_ep *ep);
 void xrdma_ep_force_disconnect(struct xrdma_ep *ep);
 void xrdma_ep_post_failed(struct xrdma_ep *ep, int rc);
 int xrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+int xrdma_ep_publish(struct xrdma_xprt *xprt, struct xrdma_ep *ep);
 void xrdma_ep_update_private(struct xrdma_ep *ep,
 			     const struct rdma_conn_param *param);
 void xrdma_ep_fill_private(struct xrdma_ep *ep, struct xrdma_cm_private *pd);
@@ -841,6 +884,9 @@ void xrdma_step_done(struct xrdma_xprt *xprt, enum xrdma_step step,
 void xrdma_reconnect_worker(struct work_struct *work);
 
 /* disconnect.c */
+#if IS_ENABLED(CONFIG_KUNIT)
+void xrdma_ep_drain(struct xrdma_xprt *xprt, struct xrdma_ep *ep);
+#endif
 void xrdma_ep_teardown(struct xrdma_xprt *xprt);
 void xrdma_disconnect_worker(struct work_struct *work);
 
@@ -886,6 +932,8 @@ bool xrdma_send_from_rx(struct xrdma_xprt *xprt, const struct xrdma_buf *buf,
 #endif
 void xrdma_send_credit_update(struct xrdma_xprt *xprt);
 int xrdma_send_wait(struct xrdma_xprt *xprt, struct xrdma_out *out);
+int xrdma_done_owe(struct xrdma_xprt *xprt, u32 rkey);
+int xrdma_send_dones(struct xrdma_xprt *xprt);
 int xrdma_send_done(struct xrdma_xprt *xprt);
 
 /* chunk.c */

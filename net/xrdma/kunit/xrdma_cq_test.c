@@ -306,6 +306,28 @@ static void send_cq_watch_finds_unreported(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&t->ep.send_cq_watch));
 }
 
+/* A sender waiting for a connection that never came up armed its send
+ * CQ: the teardown's drain stops the watch and the work item all the
+ * same, before the connection lets go of its transport, which both
+ * read.  A late event queues nothing either.
+ */
+static void send_cq_quiet_after_failed_connect(struct kunit *test)
+{
+	struct send_cq_test *t = send_cq_test_make(test);
+
+	t->missed[0] = 1;
+	KUNIT_EXPECT_FALSE(test, xrdma_send_cq_ready_or_arm(&t->xprt, false));
+	KUNIT_ASSERT_TRUE(test, delayed_work_pending(&t->ep.send_cq_watch));
+	spin_lock(&t->xprt.send_lock);
+	t->ep.draining = true;
+	spin_unlock(&t->xprt.send_lock);
+	xrdma_ep_drain(&t->xprt, &t->ep);
+	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&t->ep.send_cq_watch));
+	KUNIT_EXPECT_FALSE(test, work_pending(&t->ep.send_cq.work));
+	xrdma_cq_event(&t->cq, &t->ep.send_cq);
+	KUNIT_EXPECT_FALSE(test, work_pending(&t->ep.send_cq.work));
+}
+
 /* Post @n Sends on the test's ring, the first of them signalled. */
 static void send_cq_test_sends(struct kunit *test, struct send_cq_test *t,
 			       unsigned int n)
@@ -442,6 +464,7 @@ static struct kunit_case send_cq_cases[] = {
 	KUNIT_CASE(send_cq_worker_rechecks_after_arm),
 	KUNIT_CASE(send_cq_watch_finds_unreported),
 	KUNIT_CASE(send_cq_no_work_after_quiesce),
+	KUNIT_CASE(send_cq_quiet_after_failed_connect),
 	KUNIT_CASE(send_cq_reap_defers_to_poller),
 	KUNIT_CASE(send_cq_reap_only_for_signalled_sends),
 	{}

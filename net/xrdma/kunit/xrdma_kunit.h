@@ -16,5 +16,7 @@ extern struct kunit_suite xrdma_wr_wait_suite;
 extern struct kunit_suite xrdma_send_cq_suite;
 extern struct kunit_suite xrdma_recv_cq_suite;
 extern struct kunit_suite xrdma_reconnect_suite;
+extern struct kunit_suite xrdma_established_suite;
+extern struct kunit_suite xrdma_done_suite;
 
 #endif /* _XRDMA_KUNIT_H */

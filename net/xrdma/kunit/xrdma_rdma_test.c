@@ -39,6 +39,10 @@
  * @chain: while @posted is below it, each call of rdma_done posts the
  *	next WRITE of a stream, as a chained user does
  * @disconnects: runs of the transport's disconnect work
+ * @waits: the next call of rdma_done makes the calls that wait, as a
+ *	user's that needs a context or a registration would
+ * @wait: the context of the WR that call posts to wait for
+ * @wait_rc: what each of those calls returned
  */
 struct rdma_test {
 	struct xrdma_xprt xprt;
@@ -59,7 +63,32 @@ struct rdma_test {
 	unsigned int done;
 	unsigned int chain;
 	unsigned int disconnects;
+	bool waits;
+	struct xrdma_wr_wait wait;
+	int wait_rc[3];
 };
+
+static void rdma_test_wc_wait(struct ib_cq *cq, struct ib_wc *wc)
+{
+}
+
+/* From rdma_done: the calls that would wait for a send completion. */
+static void rdma_test_done_waits(struct rdma_test *t)
+{
+	struct ib_send_wr wr = { .opcode = IB_WR_LOCAL_INV };
+
+	t->waits = false;
+	/* The context of the operation done is free again. */
+	t->wait_rc[0] = xrdma_rdma(&t->xprt, XRDMA_RDMA_WRITE, &t->mr, 0,
+				   &t->rem, 0, 64, 100);
+	/* The other one's completion comes after this call: no waiting. */
+	t->wait_rc[1] = xrdma_rdma(&t->xprt, XRDMA_RDMA_WRITE, &t->mr, 0,
+				   &t->rem, 0, 64, 101);
+	/* What xrdma_mr_register() and xrdma_mr_release() post. */
+	xrdma_wr_wait_init(&t->wait, rdma_test_wc_wait);
+	wr.wr_cqe = &t->wait.cqe;
+	t->wait_rc[2] = xrdma_post_wr(&t->xprt, &wr, &t->wait);
+}
 
 /* A forced disconnect queues this in place of the teardown. */
 static void rdma_test_disconnect(struct work_struct *work)
@@ -80,6 +109,8 @@ static void rdma_test_done(struct xrdma_xprt *xprt, u64 cookie, int status)
 	t->status[t->done] = status;
 	t->ctx_free[t->done] = !list_empty(&xprt->rctx_free);
 	t->done++;
+	if (t->waits)
+		rdma_test_done_waits(t);
 	if (t->posted < t->chain)
 		xrdma_rdma_nowait(xprt, XRDMA_RDMA_WRITE | XRDMA_RDMA_MORE,
 				  &t->mr, 0, &t->rem, 0, 64, t->posted);
@@ -116,6 +147,7 @@ static struct rdma_test *rdma_test_make(struct kunit *test)
 	init_waitqueue_head(&t->xprt.send_wait);
 	INIT_LIST_HEAD(&t->xprt.rctx_free);
 	INIT_LIST_HEAD(&t->xprt.rctx_writes);
+	INIT_LIST_HEAD(&t->xprt.wr_waits);
 	INIT_WORK(&t->xprt.disconnect_work, rdma_test_disconnect);
 	t->dev.ops.post_send = rdma_test_post_send;
 	t->qp.device = &t->dev;
@@ -408,6 +440,34 @@ static void rdma_teardown_retires_silent_writes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdma_test_free_contexts(t), 16U);
 }
 
+/* rdma_done is a send completion handler: the completions that would
+ * end a wait of its are handled only after it returns (under the send
+ * CQ's poll, which the work item, the reap and the watch take), so a
+ * call that would wait is refused at once, and one that need not goes
+ * ahead.  Outside rdma_done the same call waits again.
+ */
+static void rdma_done_waits_for_nothing(struct kunit *test)
+{
+	struct rdma_test *t = rdma_test_make_ctx(test, 2);
+
+	KUNIT_ASSERT_TRUE(test, rdma_test_post(t, XRDMA_RDMA_WRITE, 0));
+	KUNIT_ASSERT_TRUE(test, rdma_test_post(t, XRDMA_RDMA_WRITE, 1));
+	t->waits = true;
+	rdma_test_complete(t, 0, IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, t->done, 1U);
+	KUNIT_EXPECT_EQ(test, t->wait_rc[0], 0);
+	KUNIT_EXPECT_EQ(test, t->wait_rc[1], -EDEADLK);
+	KUNIT_EXPECT_EQ(test, t->wait_rc[2], -EDEADLK);
+	/* The first WRITE only; nothing listed to wait for. */
+	KUNIT_EXPECT_EQ(test, t->posted, 3U);
+	KUNIT_EXPECT_TRUE(test, list_empty(&t->xprt.wr_waits));
+	KUNIT_EXPECT_NULL(test, t->xprt.rdma_done_task);
+	KUNIT_EXPECT_EQ(test,
+			xrdma_rdma(&t->xprt, XRDMA_RDMA_WRITE, &t->mr, 0,
+				   &t->rem, 0, 64, 102),
+			-ETIMEDOUT);
+}
+
 static struct kunit_case xrdma_rdma_cases[] = {
 	KUNIT_CASE(rdma_refuses_bad_ranges),
 	KUNIT_CASE(rdma_needs_a_connection),
@@ -418,6 +478,7 @@ static struct kunit_case xrdma_rdma_cases[] = {
 	KUNIT_CASE(rdma_completion_retires_earlier_writes),
 	KUNIT_CASE(rdma_flush_fails_only_its_own),
 	KUNIT_CASE(rdma_teardown_retires_silent_writes),
+	KUNIT_CASE(rdma_done_waits_for_nothing),
 	{}
 };
 

@@ -5,6 +5,7 @@
  * rdma_resolve_addr() refuses at once, so an attempt fails without a
  * device or a wait; the worker is called directly, as the workqueue
  * would, and what it queued is read from the delayed work itself.
+ * Then that xrdma_disconnect() leaves no forced disconnect queued.
  */
 #include <linux/in6.h>
 #include <net/net_namespace.h>
@@ -99,10 +100,54 @@ static void reconnect_cancelled_by_disconnect(struct kunit *test)
 	xrdma_xprt_destroy(xprt);
 }
 
+/**
+ * struct reconnect_test_gate - holds an ordered workqueue's later work
+ * @work: queued first; returns once @open is completed
+ * @open: lets it return
+ */
+struct reconnect_test_gate {
+	struct work_struct work;
+	struct completion open;
+};
+
+static void reconnect_test_gate_wait(struct work_struct *work)
+{
+	struct reconnect_test_gate *gate =
+		container_of(work, struct reconnect_test_gate, work);
+
+	wait_for_completion(&gate->open);
+}
+
+/* A disconnect that an error of the connection queued, still waiting
+ * to run when the user disconnects, is cancelled: it was that
+ * connection's, and run later it would tear down the next one.  It is
+ * kept queued behind a gate on an ordered workqueue of the test's.
+ */
+static void disconnect_cancels_queued_teardown(struct kunit *test)
+{
+	struct xrdma_xprt *xprt = reconnect_test_xprt(test, 0, 0);
+	struct reconnect_test_gate gate;
+	struct workqueue_struct *wq;
+
+	wq = alloc_ordered_workqueue("xrdma_kunit_gate", 0);
+	KUNIT_ASSERT_NOT_NULL(test, wq);
+	init_completion(&gate.open);
+	INIT_WORK_ONSTACK(&gate.work, reconnect_test_gate_wait);
+	queue_work(wq, &gate.work);
+	queue_work(wq, &xprt->disconnect_work);
+	xrdma_disconnect(xprt);
+	KUNIT_EXPECT_FALSE(test, work_pending(&xprt->disconnect_work));
+	complete(&gate.open);
+	destroy_workqueue(wq);
+	destroy_work_on_stack(&gate.work);
+	xrdma_xprt_destroy(xprt);
+}
+
 static struct kunit_case xrdma_reconnect_cases[] = {
 	KUNIT_CASE(reconnect_failure_doubles_delay),
 	KUNIT_CASE(reconnect_delay_ceiling),
 	KUNIT_CASE(reconnect_cancelled_by_disconnect),
+	KUNIT_CASE(disconnect_cancels_queued_teardown),
 	{}
 };
 
