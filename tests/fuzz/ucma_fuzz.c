@@ -1157,6 +1157,28 @@ static bool fz_diff_rejects_peer(unsigned int op, const struct fz_target *tg)
 	       (tg->stage == FZ_REQUEST || tg->stage == FZ_CONNECTED);
 }
 
+/* Does destroying an id at @stage tell its peer (a REJ, a DREQ)? */
+static bool fz_stage_has_peer(enum fz_stage stage)
+{
+	return stage == FZ_CONNECTING || stage == FZ_REQUEST ||
+	       stage == FZ_CONNECTED;
+}
+
+/* Does closing @file destroy an id whose peer hears of it? */
+static bool fz_file_has_peer(int file)
+{
+	bool ret = false;
+	unsigned int i;
+
+	pthread_mutex_lock(&fz_table_lock);
+	for (i = 0; i < FZ_NIDS; i++)
+		if (fz_ids[i].used && fz_ids[i].file == file &&
+		    fz_stage_has_peer(fz_ids[i].stage))
+			ret = true;
+	pthread_mutex_unlock(&fz_table_lock);
+	return ret;
+}
+
 /* Wait a little for an event on @file and take it, without blocking. */
 static void fz_op_get_event(struct fz_thread *t, int fd, int file)
 {
@@ -1318,6 +1340,10 @@ static void fz_diff_step(struct fz_thread *t, unsigned int op,
 			 const struct fz_target *tg)
 {
 	unsigned long ok = fz_ok[op];
+	/* A destroy the peer hears of: wait for the peer's event too. */
+	bool tells = op == FZ_OP_CLOSE ? fz_file_has_peer(tg->file) :
+		     op == RDMA_USER_CM_CMD_DESTROY_ID &&
+		     fz_stage_has_peer(tg->stage);
 
 	if (fz_step % FZ_DIFF_SECTION == 0)
 		printf("== fuzz/steps-%05lu\n", fz_step);
@@ -1327,7 +1353,7 @@ static void fz_diff_step(struct fz_thread *t, unsigned int op,
 	} else if (op != RDMA_USER_CM_CMD_GET_EVENT) {
 		fz_dispatch(t, op, tg);
 	}
-	if (fz_ok[op] != ok ? fz_diff_async(op) :
+	if (fz_ok[op] != ok ? fz_diff_async(op) || tells :
 			      fz_diff_rejects_peer(op, tg))
 		fz_diff_settle(FZ_FIRST_MS);
 	else
