@@ -125,16 +125,6 @@ static void send_cq_test_exit(struct kunit *test)
 	cancel_work_sync(&t->ep.send_cq.work);
 }
 
-static bool send_cq_test_wanted(struct send_cq_test *t)
-{
-	bool wanted;
-
-	spin_lock(&t->xprt.send_lock);
-	wanted = xrdma_send_cq_wanted(&t->xprt, &t->ep);
-	spin_unlock(&t->xprt.send_lock);
-	return wanted;
-}
-
 /* Nobody waits: no arm.  Each kind of waiter alone wants it armed. */
 static void send_cq_wanted_by_each_waiter(struct kunit *test)
 {
@@ -142,27 +132,27 @@ static void send_cq_wanted_by_each_waiter(struct kunit *test)
 	struct wait_queue_entry sleeper;
 	struct xrdma_wr_wait w;
 
-	KUNIT_EXPECT_FALSE(test, send_cq_test_wanted(t));
+	KUNIT_EXPECT_FALSE(test, xrdma_kunit_send_cq_wanted(&t->xprt, &t->ep));
 
 	t->ep.draining = true;
-	KUNIT_EXPECT_TRUE(test, send_cq_test_wanted(t));
+	KUNIT_EXPECT_TRUE(test, xrdma_kunit_send_cq_wanted(&t->xprt, &t->ep));
 	t->ep.draining = false;
 
 	t->xprt.rdma_busy = 1;
-	KUNIT_EXPECT_TRUE(test, send_cq_test_wanted(t));
+	KUNIT_EXPECT_TRUE(test, xrdma_kunit_send_cq_wanted(&t->xprt, &t->ep));
 	t->xprt.rdma_busy = 0;
 
 	xrdma_wr_wait_init(&w, send_cq_test_wc);
 	list_add_tail(&w.node, &t->xprt.wr_waits);
-	KUNIT_EXPECT_TRUE(test, send_cq_test_wanted(t));
+	KUNIT_EXPECT_TRUE(test, xrdma_kunit_send_cq_wanted(&t->xprt, &t->ep));
 	list_del_init(&w.node);
 
 	init_waitqueue_entry(&sleeper, current);
 	add_wait_queue(&t->xprt.send_wait, &sleeper);
-	KUNIT_EXPECT_TRUE(test, send_cq_test_wanted(t));
+	KUNIT_EXPECT_TRUE(test, xrdma_kunit_send_cq_wanted(&t->xprt, &t->ep));
 	remove_wait_queue(&t->xprt.send_wait, &sleeper);
 
-	KUNIT_EXPECT_FALSE(test, send_cq_test_wanted(t));
+	KUNIT_EXPECT_FALSE(test, xrdma_kunit_send_cq_wanted(&t->xprt, &t->ep));
 }
 
 /* An arm asks for the next completion and for those already there; one

@@ -122,16 +122,6 @@ static void done_test_exit(struct kunit *test)
 	xrdma_pool_destroy(&t->xprt.reqs);
 }
 
-static bool done_test_wanted(struct done_test *t)
-{
-	bool wanted;
-
-	spin_lock(&t->xprt.send_lock);
-	wanted = xrdma_send_cq_wanted(&t->xprt, &t->ep);
-	spin_unlock(&t->xprt.send_lock);
-	return wanted;
-}
-
 /* No credit when the callback returns: the DONE does not wait for one
  * (the message that brings it waits behind this work item), stays owed
  * and goes alone once a message brings a credit.
@@ -188,7 +178,7 @@ static void done_goes_when_a_send_completes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xrdma_send_dones(&t->xprt), -EAGAIN);
 	spin_unlock(&t->xprt.send_lock);
 	KUNIT_EXPECT_EQ(test, t->posted, sent);
-	KUNIT_EXPECT_TRUE(test, done_test_wanted(t));
+	KUNIT_EXPECT_TRUE(test, xrdma_kunit_send_cq_wanted(&t->xprt, &t->ep));
 
 	/* The last Send completes, and with it those before it. */
 	wc.wr_cqe = t->cqe[sent - 1];
@@ -196,7 +186,7 @@ static void done_goes_when_a_send_completes(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, t->posted, sent + 1);
 	KUNIT_EXPECT_EQ(test, t->flags[sent], (u32)XRDMA_HDR_DONE);
 	KUNIT_EXPECT_EQ(test, t->done[sent], (u32)DONE_TEST_KEY);
-	KUNIT_EXPECT_FALSE(test, done_test_wanted(t));
+	KUNIT_EXPECT_FALSE(test, xrdma_kunit_send_cq_wanted(&t->xprt, &t->ep));
 }
 
 /* A Send of the callback carries the DONE: none goes alone after it.

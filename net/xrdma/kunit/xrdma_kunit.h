@@ -5,6 +5,8 @@
 
 #include <kunit/test.h>
 
+#include "xrdma.h"
+
 extern struct kunit_suite xrdma_ring_suite;
 extern struct kunit_suite xrdma_credits_suite;
 extern struct kunit_suite xrdma_pool_suite;
@@ -18,5 +20,19 @@ extern struct kunit_suite xrdma_recv_cq_suite;
 extern struct kunit_suite xrdma_reconnect_suite;
 extern struct kunit_suite xrdma_established_suite;
 extern struct kunit_suite xrdma_done_suite;
+
+/* Would the send CQ's work item arm the CQ now? As it asks, under the
+ * send lock.
+ */
+static inline bool xrdma_kunit_send_cq_wanted(struct xrdma_xprt *xprt,
+					      struct xrdma_ep *ep)
+{
+	bool wanted;
+
+	spin_lock(&xprt->send_lock);
+	wanted = xrdma_send_cq_wanted(xprt, ep);
+	spin_unlock(&xprt->send_lock);
+	return wanted;
+}
 
 #endif /* _XRDMA_KUNIT_H */
